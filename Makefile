@@ -1,0 +1,54 @@
+# vault-rag — everything a fresh clone needs is reached from here.
+#   make demo   set up, index the demo vault, run the demo searches
+#   make test   run the tests (what .ci/run calls)
+
+SHELL := /bin/bash
+# The binary reads .env itself (VAULT_PATH, DB_PATH, ...).
+
+DATA      ?= $(CURDIR)/data
+export VAULT_RAG_DATA ?= $(DATA)
+export CGO_ENABLED := 1
+export CGO_LDFLAGS := -L$(DATA)/lib $(CGO_LDFLAGS)
+GOFLAGS_TAGS := -tags=sqlite_fts5
+BIN := bin/vault-rag
+GO_SOURCES := $(shell find . -name '*.go' -not -path './data/*' -not -path './node_modules/*' 2>/dev/null) go.mod go.sum models/manifest.json
+
+.PHONY: setup build demo test test-short eval eval-check bench fuzz clean
+
+## setup: native libraries, Go modules and models (idempotent, cached under data/)
+setup: $(DATA)/.setup-done
+
+$(DATA)/.setup-done: scripts/setup.sh models/manifest.json go.mod
+	bash scripts/setup.sh
+	$(MAKE) --no-print-directory build
+	$(BIN) models fetch
+	@touch $@
+
+build: $(BIN)
+
+$(BIN): $(GO_SOURCES)
+	go build $(GOFLAGS_TAGS) -o $(BIN) ./cmd/vault-rag
+
+## demo: the main job — set up, index the demo vault, print the demo searches
+demo: setup
+	$(BIN) reindex
+	$(BIN) search
+
+## test: every test, with the real models
+test: setup
+	go vet $(GOFLAGS_TAGS) ./...
+	go test $(GOFLAGS_TAGS) -count=1 ./...
+
+test-short: setup
+	go test $(GOFLAGS_TAGS) -short -count=1 ./...
+
+## eval: score every configuration on the demo vault and Cranfield
+eval: setup
+	$(BIN) eval --dataset demo --dataset ../shared/datasets/cranfield --report report
+
+## eval-check: the regression gate — exits non-zero if any number moved
+eval-check: setup
+	$(BIN) eval --check --dataset demo --dataset ../shared/datasets/cranfield
+
+clean:
+	rm -rf bin report

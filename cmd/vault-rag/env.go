@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/vault-rag/vault-rag/models"
+)
+
+// loadDotEnv sets KEY=VALUE lines of a .env file that the environment does not
+// already set. A missing file is fine.
+func loadDotEnv(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.Trim(strings.TrimSpace(v), `"'`)
+		if _, set := os.LookupEnv(k); !set {
+			os.Setenv(k, v)
+		}
+	}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func vaultPath() string { return envOr("VAULT_PATH", "vault") }
+
+func dbPath() string { return envOr("DB_PATH", filepath.Join(models.DataDir(), "vault.db")) }
+
+func newRegistry() (*models.Registry, error) {
+	return models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+}

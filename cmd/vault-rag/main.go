@@ -1,0 +1,79 @@
+// Command vault-rag indexes a folder of markdown notes, searches it with
+// configurable retrieval pipelines, scores those pipelines against labelled
+// queries, and serves the shipping one to AI assistants over MCP.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `vault-rag: local retrieval over a folder of markdown notes
+
+usage: vault-rag <command> [flags]
+
+commands:
+  reindex   build the index of the vault (--incremental re-embeds only changed notes)
+  search    search the vault ("vault-rag search" alone runs five demo queries)
+  eval      score every configuration against labelled queries (--check, --update)
+  serve     serve the MCP tools over HTTP (default) or stdio
+  models    list the models (models fetch: download and verify them)
+  gen       generate a synthetic vault for benchmarks
+
+settings (environment, or a .env file in the working folder):
+  VAULT_PATH      the vault folder             (default ./vault)
+  DB_PATH         the index file               (default data/vault.db)
+  VAULT_RAG_DATA  models and libraries         (default ./data)
+run "vault-rag <command> -h" for a command's flags.
+`
+
+func main() {
+	loadDotEnv(".env")
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmds := map[string]func(context.Context, []string) error{
+		"reindex": cmdReindex,
+		"search":  cmdSearch,
+		"eval":    cmdEval,
+		"serve":   cmdServe,
+		"models":  cmdModels,
+		"gen":     cmdGen,
+	}
+	name := os.Args[1]
+	if name == "-h" || name == "--help" || name == "help" {
+		fmt.Print(usage)
+		return
+	}
+	run, ok := cmds[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "vault-rag: unknown command %q\n\n%s", name, usage)
+		os.Exit(2)
+	}
+	if err := run(ctx, os.Args[2:]); err != nil {
+		var ex exitError
+		if errors.As(err, &ex) {
+			if ex.msg != "" {
+				fmt.Fprintln(os.Stderr, ex.msg)
+			}
+			os.Exit(ex.code)
+		}
+		fmt.Fprintf(os.Stderr, "vault-rag %s: %v\n", name, err)
+		os.Exit(1)
+	}
+}
+
+// exitError ends the process with a code and an optional message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/vault-rag/vault-rag/models"
+)
+
+func cmdModels(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "fetch" {
+		return cmdModelsFetch(ctx, args[1:])
+	}
+	fs := flag.NewFlagSet("models", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return exitError{code: 2}
+	}
+	m, err := models.LoadManifest()
+	if err != nil {
+		return err
+	}
+	dir := models.DataDir()
+	for _, s := range m.Models {
+		st := models.Check(dir, s)
+		state := "installed"
+		if !st.Installed {
+			state = "missing (" + st.Problem + ")"
+		}
+		fmt.Printf("%s  [%s]  %s\n", s.Name, s.Role, state)
+		fmt.Printf("  where:  %s\n", st.Dir)
+		if st.Installed {
+			fmt.Printf("  source: %s\n", st.Source)
+			names := make([]string, 0, len(st.SHA256))
+			for n := range st.SHA256 {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				fmt.Printf("  sha256: %s  %s\n", st.SHA256[n], n)
+			}
+		} else {
+			srcs := make([]string, len(s.Sources))
+			for i, src := range s.Sources {
+				srcs[i] = src.Label
+			}
+			fmt.Printf("  sources: %s\n", strings.Join(srcs, "; then "))
+		}
+	}
+	lib := models.RuntimeLibrary()
+	if _, err := os.Stat(lib); err != nil {
+		fmt.Printf("onnxruntime: missing (%s; run `make setup`)\n", lib)
+	} else {
+		fmt.Printf("onnxruntime: %s\n", lib)
+	}
+	return nil
+}
+
+// cmdModelsFetch installs every model it can. A model no source delivers is
+// reported in one line and is not an error unless --require names it: the
+// cross-encoder, for one, has no source but Hugging Face.
+func cmdModelsFetch(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("models fetch", flag.ContinueOnError)
+	require := fs.String("require", models.DefaultEmbedder, "comma-separated models whose absence is an error")
+	verbose := fs.Bool("v", false, "print every source tried")
+	if err := fs.Parse(args); err != nil {
+		return exitError{code: 2}
+	}
+	m, err := models.LoadManifest()
+	if err != nil {
+		return err
+	}
+	required := map[string]bool{}
+	for _, n := range strings.Split(*require, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			if _, err := m.Lookup(n); err != nil {
+				return err
+			}
+			required[n] = true
+		}
+	}
+	var failed []string
+	for _, s := range m.Models {
+		var tried []string
+		st, err := models.Fetch(ctx, models.DataDir(), s, func(line string) {
+			tried = append(tried, line)
+			if *verbose {
+				fmt.Println("  " + line)
+			}
+		})
+		switch {
+		case err == nil:
+			src := st.Source
+			if len(tried) == 0 {
+				src += ", cached"
+			}
+			fmt.Printf("models: %s installed (%s)\n", s.Name, src)
+		case errors.Is(err, models.ErrNotInstalled):
+			fmt.Printf("models: %s not installed: no source reachable (%d tried); stages that need it report \"model not installed\"\n", s.Name, len(s.Sources))
+			if required[s.Name] {
+				failed = append(failed, s.Name)
+			}
+		default:
+			return err
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("required models not installed: %s", strings.Join(failed, ", "))
+	}
+	return nil
+}

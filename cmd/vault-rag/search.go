@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// session is an open index with its models, as every command that searches
+// needs them.
+type session struct {
+	db  *index.DB
+	reg *models.Registry
+	env *stages.Env
+}
+
+func openSession(ctx context.Context, db string) (*session, error) {
+	d, err := index.Open(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := newRegistry()
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	return &session{db: d, reg: reg, env: &stages.Env{DB: d, Models: pipeline.RegistryModels{R: reg}, Passages: stages.NewVectorCache(20000)}}, nil
+}
+
+func (s *session) Close() {
+	s.reg.Close()
+	s.db.Close()
+}
+
+// filterFlags are the structured filters every search command takes.
+type filterFlags struct {
+	path, typ, project, status, topics, from, to *string
+}
+
+func addFilterFlags(fs *flag.FlagSet) filterFlags {
+	return filterFlags{
+		path:    fs.String("path", "", "only notes under this vault-relative folder or path prefix"),
+		typ:     fs.String("type", "", "only notes of this frontmatter type"),
+		project: fs.String("project", "", "only notes of this project"),
+		status:  fs.String("status", "", "only notes with this status"),
+		topics:  fs.String("topics", "", "only notes with all these topics (comma-separated)"),
+		from:    fs.String("from", "", "only notes dated on or after YYYY-MM-DD"),
+		to:      fs.String("to", "", "only notes dated on or before YYYY-MM-DD"),
+	}
+}
+
+func (f filterFlags) filter() index.Filter {
+	var topics []string
+	for _, t := range strings.Split(*f.topics, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			topics = append(topics, t)
+		}
+	}
+	return index.Filter{PathPrefix: *f.path, Type: *f.typ, Project: *f.project, Status: *f.status, Topics: topics, DateFrom: *f.from, DateTo: *f.to}
+}
+
+// parseNow reads --now: RFC 3339 or YYYY-MM-DD; empty means the wall clock,
+// read here, at the edge, never inside the pipeline.
+func parseNow(s string) (time.Time, error) {
+	if s == "" {
+		return time.Now().UTC(), nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--now %q is neither RFC 3339 nor YYYY-MM-DD", s)
+}
+
+func cmdSearch(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	cfgName := fs.String("config", "shipping", "configuration name (configs/ or experiments/) or a YAML file")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	explainFlag := fs.Bool("explain", false, "show every stage's rank and score for each note")
+	nowFlag := fs.String("now", "", "the clock recency measures from (RFC 3339 or YYYY-MM-DD; default: now)")
+	k := fs.Int("k", 10, "notes to return")
+	db := fs.String("db", dbPath(), "the index file")
+	root := fs.String("root", ".", "folder holding configs/ and experiments/")
+	ff := addFilterFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return exitError{code: 2}
+	}
+	now, err := parseNow(*nowFlag)
+	if err != nil {
+		return err
+	}
+	cfg, err := pipeline.Find(*root, *cfgName)
+	if err != nil {
+		return err
+	}
+	s, err := openSession(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	query := strings.Join(fs.Args(), " ")
+	req := pipeline.Request{Text: query, Filter: ff.filter(), Now: now, K: *k, Explain: *explainFlag}
+	if strings.TrimSpace(query) == "" {
+		return demoSearches(ctx, os.Stdout, s, *root, cfg, req)
+	}
+	res, _, err := pipeline.Run(ctx, s.env, cfg, req)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printResult(os.Stdout, res, *explainFlag)
+	return nil
+}
+
+func printResult(w io.Writer, res *pipeline.Result, explain bool) {
+	fmt.Fprintf(w, "%s — %q (%s)\n", res.Config, res.Query, res.Took)
+	for _, st := range res.Stages {
+		if st.Info != "" {
+			fmt.Fprintf(w, "  [%s] %s\n", st.Stage, st.Info)
+		}
+	}
+	if len(res.Notes) == 0 {
+		fmt.Fprintln(w, "  (nothing)")
+	}
+	for _, n := range res.Notes {
+		head := n.Title
+		if n.Heading != "" {
+			head += " › " + n.Heading
+		}
+		fmt.Fprintf(w, "%2d. [%.3f] %s\n    %s\n    %s\n", n.Rank, n.Score, n.Path, head, n.Snippet)
+		if explain {
+			var parts []string
+			for _, e := range n.Explain {
+				if e.Rank == 0 {
+					parts = append(parts, e.Stage+" —")
+				} else {
+					parts = append(parts, fmt.Sprintf("%s #%d (%.4f)", e.Stage, e.Rank, e.Score))
+				}
+			}
+			fmt.Fprintf(w, "    explain: %s\n", strings.Join(parts, ", "))
+		}
+		for _, r := range n.Related {
+			fmt.Fprintf(w, "    related: %s %s\n", r.Direction, r.Path)
+		}
+	}
+}
+
+// demoQueries show where each branch wins: exact tokens for keyword, plain
+// words for vector, and one scope.
+var demoQueries = []struct {
+	text string
+	path string
+}{
+	{"why did writes get slow in the middle of the night", ""},
+	{"FERR-4102", ""},
+	{"a task ran twice because another worker picked it up while the first was still busy", ""},
+	{"lease_ttl_ms", ""},
+	{"what went wrong overnight", "personal/"},
+}
+
+// demoSearches runs the demo queries through keyword, vector and the chosen
+// configuration, and prints the three lists side by side.
+func demoSearches(ctx context.Context, w io.Writer, s *session, root string, cfg *pipeline.Config, base pipeline.Request) error {
+	var branches []*pipeline.Config
+	for _, name := range []string{"keyword", "vector"} {
+		c, err := pipeline.Find(root, name)
+		if err != nil {
+			return err
+		}
+		branches = append(branches, c)
+	}
+	branches = append(branches, cfg)
+	labels := []string{"keyword (FTS5/BM25)", "vector (sqlite-vec)", cfg.Name + " (" + cfg.Description + ")"}
+	for _, q := range demoQueries {
+		req := base
+		req.Text, req.K = q.text, 3
+		if q.path != "" {
+			req.Filter.PathPrefix = q.path
+		}
+		scope := ""
+		if q.path != "" {
+			scope = "   [scope: " + q.path + "]"
+		}
+		fmt.Fprintf(w, "$ vault-rag search %q%s\n", q.text, scope)
+		for i, c := range branches {
+			fmt.Fprintf(w, "  %s\n", labels[i])
+			res, _, err := pipeline.Run(ctx, s.env, c, req)
+			if errors.Is(err, models.ErrNotInstalled) {
+				fmt.Fprintf(w, "    (model not installed: %v)\n", err)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if len(res.Notes) == 0 {
+				fmt.Fprintln(w, "    (nothing)")
+			}
+			for _, n := range res.Notes {
+				fmt.Fprintf(w, "    %d. [%.3f] %s\n", n.Rank, n.Score, n.Path)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}

@@ -1,0 +1,10 @@
+package main
+
+import (
+	"context"
+	"errors"
+)
+
+func cmdEval(ctx context.Context, args []string) error  { return errors.New("not yet") }
+func cmdServe(ctx context.Context, args []string) error { return errors.New("not yet") }
+func cmdGen(ctx context.Context, args []string) error   { return errors.New("not yet") }

@@ -1,0 +1,601 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+)
+
+// Embedder is what the indexer needs of an embedding model.
+type Embedder interface {
+	Name() string
+	Dim() int
+	// EmbedPassages returns one L2-normalised vector per text, in order.
+	EmbedPassages(ctx context.Context, texts []string) ([][]float32, error)
+	// CountTokens counts the tokens of a text without special tokens.
+	CountTokens(text string) int
+}
+
+// BuildOptions say what to index, where, and how.
+type BuildOptions struct {
+	VaultPath   string
+	DBPath      string
+	Incremental bool // re-embed only notes whose content changed; falls back to a full build when it must
+	Scan        ScanOptions
+	// Progress, when set, is called after each batch of chunks is embedded.
+	Progress func(done, total int)
+}
+
+// Report says what a build did.
+type Report struct {
+	Mode      string        `json:"mode"`               // "full" or "incremental"
+	Fallback  string        `json:"fallback,omitempty"` // why an incremental build ran as a full one
+	Notes     int           `json:"notes"`
+	Chunks    int           `json:"chunks"`
+	Added     int           `json:"added"`
+	Changed   int           `json:"changed"`
+	Removed   int           `json:"removed"`
+	Unchanged int           `json:"unchanged"`
+	Embedded  int           `json:"embedded"` // chunks run through the model
+	Reused    int           `json:"reused"`   // chunks whose stored embedding was kept
+	Truncated int           `json:"truncated"`
+	Skipped   []Skipped     `json:"skipped"`
+	Warnings  []Skipped     `json:"warnings"` // notes indexed despite a problem
+	Duration  time.Duration `json:"duration_ns"`
+}
+
+// embedBatch is how many chunk texts the builder hands the embedder at a time;
+// the embedder batches further by length.
+const embedBatch = 128
+
+// Build indexes the vault into opts.DBPath. A full build writes a new file
+// beside the old one and renames it into place, so a reader never sees a
+// half-built index and a crash leaves the old one; an incremental build changes
+// the existing file in one transaction. The vault is only read.
+func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error) {
+	start := time.Now()
+	files, skipped, err := Scan(opts.VaultPath, opts.Scan)
+	if err != nil {
+		return Report{}, err
+	}
+	var rep Report
+	if opts.Incremental {
+		rep, err = buildIncremental(ctx, emb, opts, files)
+		if errors.Is(err, errNeedsFull) {
+			reason := strings.TrimPrefix(err.Error(), errNeedsFull.Error()+": ")
+			rep, err = buildFull(ctx, emb, opts, files)
+			rep.Fallback = reason
+		}
+	} else {
+		rep, err = buildFull(ctx, emb, opts, files)
+	}
+	if err != nil {
+		return rep, err
+	}
+	rep.Skipped = append(skipped, rep.Skipped...)
+	sort.Slice(rep.Skipped, func(i, j int) bool { return rep.Skipped[i].Path < rep.Skipped[j].Path })
+	rep.Duration = time.Since(start)
+	return rep, nil
+}
+
+var errNeedsFull = errors.New("full build needed")
+
+// parsed is a note ready to be written: parsed, chunked, and its chunks' texts.
+type parsed struct {
+	note   Note
+	texts  []string // embedding text per chunk
+	hashes []string // embed hash per chunk
+	vecs   [][]float32
+}
+
+func prepare(files []File, emb Embedder) ([]parsed, []Skipped, []Skipped) {
+	var out []parsed
+	var skipped, warnings []Skipped
+	for _, f := range files {
+		if len(strings.TrimSpace(string(f.Raw))) == 0 {
+			skipped = append(skipped, Skipped{Path: f.Path, Reason: "empty file"})
+			continue
+		}
+		n := ParseNote(f.Path, f.Raw, f.ModTime)
+		n.Chunks = ChunkNote(n.Title, n.Body, emb.CountTokens, MaxTokens)
+		p := parsed{note: n}
+		for _, c := range n.Chunks {
+			t := EmbedText(n.Title, c)
+			p.texts = append(p.texts, t)
+			p.hashes = append(p.hashes, embedHash(emb.Name(), t))
+		}
+		for _, w := range n.Warnings {
+			warnings = append(warnings, Skipped{Path: f.Path, Reason: w})
+		}
+		out = append(out, p)
+	}
+	return out, skipped, warnings
+}
+
+func embedHash(model, text string) string {
+	h := sha256.New()
+	h.Write([]byte(model))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// embedAll fills p.vecs, taking stored vectors from reuse where the embed hash
+// matches and running the model for the rest.
+func embedAll(ctx context.Context, emb Embedder, ps []parsed, reuse map[string][]float32, progress func(int, int)) (embedded, reused int, err error) {
+	type slot struct{ p, c int }
+	var todo []slot
+	var texts []string
+	for i := range ps {
+		ps[i].vecs = make([][]float32, len(ps[i].texts))
+		for j, h := range ps[i].hashes {
+			if v, ok := reuse[h]; ok {
+				ps[i].vecs[j] = v
+				reused++
+				continue
+			}
+			todo = append(todo, slot{i, j})
+			texts = append(texts, ps[i].texts[j])
+		}
+	}
+	for lo := 0; lo < len(texts); lo += embedBatch {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		hi := min(lo+embedBatch, len(texts))
+		vecs, err := emb.EmbedPassages(ctx, texts[lo:hi])
+		if err != nil {
+			return 0, 0, fmt.Errorf("embed chunks: %w", err)
+		}
+		for k, v := range vecs {
+			s := todo[lo+k]
+			ps[s.p].vecs[s.c] = v
+		}
+		if progress != nil {
+			progress(hi, len(texts))
+		}
+	}
+	return len(texts), reused, nil
+}
+
+func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []File) (Report, error) {
+	rep := Report{Mode: "full"}
+	ps, skipped, warnings := prepare(files, emb)
+	rep.Skipped, rep.Warnings = skipped, warnings
+	var err error
+	if rep.Embedded, rep.Reused, err = embedAll(ctx, emb, ps, nil, opts.Progress); err != nil {
+		return rep, err
+	}
+	if err := os.MkdirAll(filepath.Dir(opts.DBPath), 0o755); err != nil {
+		return rep, fmt.Errorf("create index folder: %w", err)
+	}
+	tmp := opts.DBPath + ".building"
+	_ = os.Remove(tmp) // left by a build that crashed
+	_ = os.Remove(tmp + "-journal")
+	db, err := openSQLite(tmp, false)
+	if err != nil {
+		return rep, fmt.Errorf("create index: %w", err)
+	}
+	ok := false
+	defer func() {
+		db.Close()
+		if !ok {
+			os.Remove(tmp)
+			os.Remove(tmp + "-journal")
+		}
+	}()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return rep, err
+	}
+	defer tx.Rollback()
+	for _, stmt := range schema(emb.Dim()) {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return rep, fmt.Errorf("create schema: %w", err)
+		}
+	}
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return rep, err
+	}
+	defer w.close()
+	for i := range ps {
+		if err := w.insertNote(ctx, int64(i+1), &ps[i]); err != nil {
+			return rep, err
+		}
+		rep.Notes++
+		rep.Added++
+		rep.Chunks += len(ps[i].note.Chunks)
+		rep.Truncated += countTruncated(ps[i].note.Chunks)
+	}
+	if err := finish(ctx, tx, emb, opts.VaultPath); err != nil {
+		return rep, err
+	}
+	if err := tx.Commit(); err != nil {
+		return rep, fmt.Errorf("commit index: %w", err)
+	}
+	if err := db.Close(); err != nil {
+		return rep, fmt.Errorf("close index: %w", err)
+	}
+	if err := syncFile(tmp); err != nil {
+		return rep, err
+	}
+	if err := os.Rename(tmp, opts.DBPath); err != nil {
+		return rep, fmt.Errorf("swap index into place: %w", err)
+	}
+	_ = os.Remove(opts.DBPath + "-journal") // a hot journal belongs to the file just replaced
+	syncDir(filepath.Dir(opts.DBPath))
+	ok = true
+	return rep, nil
+}
+
+func countTruncated(cs []Chunk) int {
+	n := 0
+	for _, c := range cs {
+		if c.Truncated {
+			n++
+		}
+	}
+	return n
+}
+
+func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, files []File) (Report, error) {
+	rep := Report{Mode: "incremental"}
+	if _, err := os.Stat(opts.DBPath); err != nil {
+		return rep, fmt.Errorf("%w: no index yet", errNeedsFull)
+	}
+	db, err := openSQLite(opts.DBPath, false)
+	if err != nil {
+		return rep, fmt.Errorf("%w: %v", errNeedsFull, err)
+	}
+	defer db.Close()
+	if err := checkCompatible(ctx, db, emb); err != nil {
+		return rep, fmt.Errorf("%w: %v", errNeedsFull, err)
+	}
+
+	type existing struct {
+		id   int64
+		hash string
+	}
+	old := map[string]existing{}
+	rows, err := db.QueryContext(ctx, `SELECT id, path, hash FROM notes`)
+	if err != nil {
+		return rep, fmt.Errorf("%w: %v", errNeedsFull, err)
+	}
+	var maxID int64
+	for rows.Next() {
+		var e existing
+		var p string
+		if err := rows.Scan(&e.id, &p, &e.hash); err != nil {
+			rows.Close()
+			return rep, err
+		}
+		old[p] = e
+		maxID = max(maxID, e.id)
+	}
+	rows.Close()
+
+	var changed []File
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[f.Path] = true
+		if e, ok := old[f.Path]; ok && e.hash == f.Hash {
+			rep.Unchanged++
+			continue
+		}
+		changed = append(changed, f)
+	}
+	var removed []int64
+	for p, e := range old {
+		if !seen[p] {
+			removed = append(removed, e.id)
+		}
+	}
+	ps, skipped, warnings := prepare(changed, emb)
+	rep.Skipped, rep.Warnings = skipped, warnings
+	// A file that became empty is skipped now and so leaves the index.
+	for _, s := range skipped {
+		if e, ok := old[s.Path]; ok {
+			removed = append(removed, e.id)
+		}
+	}
+
+	reuse, err := storedVectors(ctx, db, ps)
+	if err != nil {
+		return rep, err
+	}
+	if rep.Embedded, rep.Reused, err = embedAll(ctx, emb, ps, reuse, opts.Progress); err != nil {
+		return rep, err
+	}
+
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return rep, err
+	}
+	defer tx.Rollback()
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return rep, err
+	}
+	defer w.close()
+	for _, id := range removed {
+		if err := w.deleteNote(ctx, id); err != nil {
+			return rep, err
+		}
+		rep.Removed++
+	}
+	for i := range ps {
+		id := int64(0)
+		if e, ok := old[ps[i].note.Path]; ok {
+			id = e.id
+			if err := w.deleteNote(ctx, id); err != nil {
+				return rep, err
+			}
+			rep.Changed++
+		} else {
+			maxID++
+			id = maxID
+			rep.Added++
+		}
+		if err := w.insertNote(ctx, id, &ps[i]); err != nil {
+			return rep, err
+		}
+	}
+	if err := finish(ctx, tx, emb, opts.VaultPath); err != nil {
+		return rep, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks WHERE truncated)`).Scan(&rep.Notes, &rep.Chunks, &rep.Truncated); err != nil {
+		return rep, err
+	}
+	if err := tx.Commit(); err != nil {
+		return rep, fmt.Errorf("commit index: %w", err)
+	}
+	return rep, nil
+}
+
+// storedVectors loads the stored embeddings whose embed hash a prepared chunk
+// has, so an edited note re-embeds only the sections that changed.
+func storedVectors(ctx context.Context, db *sql.DB, ps []parsed) (map[string][]float32, error) {
+	want := map[string]bool{}
+	for _, p := range ps {
+		for _, h := range p.hashes {
+			want[h] = true
+		}
+	}
+	out := map[string][]float32{}
+	if len(want) == 0 {
+		return out, nil
+	}
+	stmt, err := db.PrepareContext(ctx, `SELECT v.embedding FROM chunks c JOIN chunks_vec v ON v.rowid = c.id WHERE c.embed_hash = ? LIMIT 1`)
+	if err != nil {
+		return nil, fmt.Errorf("read stored embeddings: %w", err)
+	}
+	defer stmt.Close()
+	for h := range want {
+		var blob []byte
+		err := stmt.QueryRowContext(ctx, h).Scan(&blob)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read stored embeddings: %w", err)
+		}
+		out[h] = decodeVector(blob)
+	}
+	return out, nil
+}
+
+func checkCompatible(ctx context.Context, db *sql.DB, emb Embedder) error {
+	m, err := readMeta(ctx, db)
+	if err != nil {
+		return fmt.Errorf("unreadable index: %v", err)
+	}
+	if m["schema_version"] != SchemaVersion {
+		return fmt.Errorf("index schema %q, this build writes %q", m["schema_version"], SchemaVersion)
+	}
+	if m["embedder"] != emb.Name() {
+		return fmt.Errorf("index embedded with %q, the embedder is now %q", m["embedder"], emb.Name())
+	}
+	return nil
+}
+
+func readMeta(ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT key, value FROM meta`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, rows.Err()
+}
+
+// finish resolves wikilinks to note ids and records what the index is.
+func finish(ctx context.Context, tx *sql.Tx, emb Embedder, vault string) error {
+	// A link names a note by its path without .md, or by its file name alone;
+	// the path wins, then the first note in path order with that file name.
+	if _, err := tx.ExecContext(ctx, `UPDATE links SET target_id = coalesce(
+		(SELECT id FROM notes WHERE key = lower(links.target)),
+		(SELECT id FROM notes WHERE base = lower(links.target) ORDER BY path LIMIT 1))`); err != nil {
+		return fmt.Errorf("resolve links: %w", err)
+	}
+	fp, err := fingerprint(ctx, tx)
+	if err != nil {
+		return err
+	}
+	absVault, _ := filepath.Abs(vault)
+	meta := map[string]string{
+		"schema_version": SchemaVersion,
+		"embedder":       emb.Name(),
+		"dim":            fmt.Sprint(emb.Dim()),
+		"built_at":       time.Now().UTC().Format(time.RFC3339),
+		"vault":          absVault,
+		"fingerprint":    fp,
+	}
+	for k, v := range meta {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
+			return fmt.Errorf("write index metadata: %w", err)
+		}
+	}
+	return nil
+}
+
+// fingerprint hashes every note's path and content hash, in path order: two
+// indexes of the same vault content have the same fingerprint.
+func fingerprint(ctx context.Context, tx *sql.Tx) (string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT path, hash FROM notes ORDER BY path`)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	h := sha256.New()
+	for rows.Next() {
+		var p, hash string
+		if err := rows.Scan(&p, &hash); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%s\n", p, hash)
+	}
+	return hex.EncodeToString(h.Sum(nil)), rows.Err()
+}
+
+// writer holds the prepared statements of one transaction.
+type writer struct {
+	note, chunk, fts, vec, link                  *sql.Stmt
+	delNote, delChunks, delFTS, delVec, delLinks *sql.Stmt
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{}
+	for _, s := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&w.note, `INSERT INTO notes(id, path, key, base, title, type, date, date_source, project, status, source, topics, mtime, size, hash, warnings)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.chunk, `INSERT INTO chunks(id, note_id, ord, part, heading, body, truncated, embed_hash) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.fts, `INSERT INTO chunks_fts(rowid, title, body) VALUES(?, ?, ?)`},
+		{&w.vec, `INSERT INTO chunks_vec(rowid, embedding) VALUES(?, ?)`},
+		{&w.link, `INSERT INTO links(note_id, ord, target, heading, alias) VALUES(?, ?, ?, ?, ?)`},
+		{&w.delFTS, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE note_id = ?)`},
+		{&w.delVec, `DELETE FROM chunks_vec WHERE rowid IN (SELECT id FROM chunks WHERE note_id = ?)`},
+		{&w.delChunks, `DELETE FROM chunks WHERE note_id = ?`},
+		{&w.delLinks, `DELETE FROM links WHERE note_id = ?`},
+		{&w.delNote, `DELETE FROM notes WHERE id = ?`},
+	} {
+		st, err := tx.PrepareContext(ctx, s.sql)
+		if err != nil {
+			w.close()
+			return nil, fmt.Errorf("prepare %q: %w", strings.Fields(s.sql)[0]+" "+strings.Fields(s.sql)[2], err)
+		}
+		*s.dst = st
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, s := range []*sql.Stmt{w.note, w.chunk, w.fts, w.vec, w.link, w.delNote, w.delChunks, w.delFTS, w.delVec, w.delLinks} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// chunkIDsPerNote spaces chunk ids so a note's chunks keep contiguous ids that
+// follow note order, and an incremental build can rewrite a note's chunks in
+// place: chunk id = note id * chunkIDsPerNote + ord.
+const chunkIDsPerNote = 1 << 16
+
+func (w *writer) insertNote(ctx context.Context, id int64, p *parsed) error {
+	n := &p.note
+	key := strings.ToLower(strings.TrimSuffix(n.Path, path.Ext(n.Path)))
+	topics, _ := json.Marshal(nonNil(n.Meta.Topics))
+	warns, _ := json.Marshal(nonNil(n.Warnings))
+	date := n.Date.Format("2006-01-02")
+	if _, err := w.note.ExecContext(ctx, id, n.Path, key, path.Base(key), n.Title,
+		strings.ToLower(n.Meta.Type), date, n.DateSource, strings.ToLower(n.Meta.Project), strings.ToLower(n.Meta.Status), n.Meta.Source,
+		string(topics), n.ModTime.Unix(), n.Size, n.Hash, string(warns)); err != nil {
+		return fmt.Errorf("insert note %s: %w", n.Path, err)
+	}
+	if len(n.Chunks) >= chunkIDsPerNote {
+		return fmt.Errorf("insert note %s: %d chunks, more than %d", n.Path, len(n.Chunks), chunkIDsPerNote-1)
+	}
+	for j, c := range n.Chunks {
+		cid := id*chunkIDsPerNote + int64(c.Ord)
+		if _, err := w.chunk.ExecContext(ctx, cid, id, c.Ord, c.Part, c.Heading, c.Body, c.Truncated, p.hashes[j]); err != nil {
+			return fmt.Errorf("insert chunk of %s: %w", n.Path, err)
+		}
+		ftsBody := c.Body
+		if c.Heading != "" {
+			ftsBody = c.Heading + "\n" + c.Body
+		}
+		if _, err := w.fts.ExecContext(ctx, cid, n.Title, ftsBody); err != nil {
+			return fmt.Errorf("index chunk text of %s: %w", n.Path, err)
+		}
+		blob, err := sqlite_vec.SerializeFloat32(p.vecs[j])
+		if err != nil {
+			return err
+		}
+		if _, err := w.vec.ExecContext(ctx, cid, blob); err != nil {
+			return fmt.Errorf("index chunk vector of %s: %w", n.Path, err)
+		}
+	}
+	for i, l := range n.Links {
+		if _, err := w.link.ExecContext(ctx, id, i, l.Target, l.Heading, l.Alias); err != nil {
+			return fmt.Errorf("insert link of %s: %w", n.Path, err)
+		}
+	}
+	return nil
+}
+
+func (w *writer) deleteNote(ctx context.Context, id int64) error {
+	for _, st := range []*sql.Stmt{w.delFTS, w.delVec, w.delChunks, w.delLinks, w.delNote} {
+		if _, err := st.ExecContext(ctx, id); err != nil {
+			return fmt.Errorf("delete note %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func syncFile(p string) error {
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

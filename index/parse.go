@@ -1,0 +1,279 @@
+package index
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ParseNote parses one note's raw bytes. It never fails: what is wrong with the
+// file (malformed frontmatter, invalid UTF-8) is recorded in Note.Warnings and the
+// rest is indexed. Deciding whether a file is a note at all (binary, too large) is
+// the scanner's job.
+func ParseNote(relPath string, raw []byte, modTime time.Time) Note {
+	sum := sha256.Sum256(raw)
+	n := Note{Path: relPath, ModTime: modTime, Size: int64(len(raw)), Hash: hex.EncodeToString(sum[:])}
+	text := normalizeText(raw, &n.Warnings)
+
+	fm, body, fmErr := splitFrontmatter(text)
+	if fmErr != "" {
+		n.Warnings = append(n.Warnings, fmErr)
+	}
+	if fm != "" {
+		meta, warns := parseFrontmatter(fm)
+		n.Meta = meta
+		n.Warnings = append(n.Warnings, warns...)
+	}
+	n.Body = body
+	n.Title = titleOf(body, relPath)
+	n.Date, n.DateSource = effectiveDate(n.Meta.Date, relPath, modTime)
+	if n.Meta.Date != "" && n.DateSource != "frontmatter" {
+		n.Warnings = append(n.Warnings, fmt.Sprintf("frontmatter date %q is not a date (YYYY-MM-DD); using the %s", n.Meta.Date, n.DateSource))
+	}
+	n.Links = ExtractLinks(body)
+	return n
+}
+
+// normalizeText makes the text UTF-8 with LF line ends and no byte-order mark.
+func normalizeText(raw []byte, warnings *[]string) string {
+	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
+	s := string(raw)
+	if !utf8.ValidString(s) {
+		*warnings = append(*warnings, "invalid UTF-8 replaced with U+FFFD")
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if strings.Contains(s, "\r") {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	return s
+}
+
+// splitFrontmatter separates a leading "---" YAML block from the body. A block
+// that is opened but never closed is reported and left in the body, since it may
+// be a horizontal rule the user meant.
+func splitFrontmatter(s string) (fm, body, problem string) {
+	if !strings.HasPrefix(s, "---\n") && s != "---" {
+		return "", s, ""
+	}
+	rest := strings.TrimPrefix(s, "---\n")
+	lines := strings.SplitAfter(rest, "\n")
+	off := 0
+	for _, line := range lines {
+		t := strings.TrimRight(line, " \t\n")
+		if t == "---" || t == "..." {
+			return rest[:off], rest[off+len(line):], ""
+		}
+		off += len(line)
+	}
+	return "", s, "frontmatter: opening --- has no closing --- (read as body text)"
+}
+
+// parseFrontmatter reads the keys vault-rag knows. Errors name the problem and
+// keep whatever could be read.
+func parseFrontmatter(fm string) (Meta, []string) {
+	var m Meta
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(fm), &root); err != nil {
+		return m, []string{"frontmatter is not valid YAML (ignored): " + oneLine(err.Error())}
+	}
+	if len(root.Content) == 0 {
+		return m, nil // empty block
+	}
+	doc := root.Content[0]
+	if doc.Kind != yaml.MappingNode {
+		return m, []string{"frontmatter is not a mapping of keys to values (ignored)"}
+	}
+	var warns []string
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		key := strings.ToLower(strings.TrimSpace(k.Value))
+		if seen[key] {
+			warns = append(warns, fmt.Sprintf("frontmatter: duplicate key %q (the last one wins)", key))
+		}
+		seen[key] = true
+		switch key {
+		case "type":
+			m.Type = scalar(v)
+		case "date":
+			m.Date = scalar(v)
+		case "project":
+			m.Project = scalar(v)
+		case "status":
+			m.Status = scalar(v)
+		case "source":
+			m.Source = scalar(v)
+		case "topics", "tags":
+			if key == "tags" && m.Topics != nil {
+				continue // topics wins over tags
+			}
+			m.Topics = stringList(v)
+		}
+	}
+	return m, warns
+}
+
+func scalar(v *yaml.Node) string {
+	if v.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return strings.TrimSpace(v.Value)
+}
+
+// stringList accepts a YAML list or a comma-separated string.
+func stringList(v *yaml.Node) []string {
+	var raw []string
+	switch v.Kind {
+	case yaml.SequenceNode:
+		for _, c := range v.Content {
+			if c.Kind == yaml.ScalarNode {
+				raw = append(raw, c.Value)
+			}
+		}
+	case yaml.ScalarNode:
+		raw = strings.Split(v.Value, ",")
+	}
+	out := []string{}
+	for _, s := range raw {
+		s = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "#")))
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// titleOf returns the first level-one heading outside code fences, else the
+// file name without its extension.
+func titleOf(body, relPath string) string {
+	var fence fenceState
+	for _, line := range strings.Split(body, "\n") {
+		if fence.update(line) {
+			continue
+		}
+		if strings.HasPrefix(line, "# ") {
+			if t := strings.TrimSpace(line[2:]); t != "" {
+				return t
+			}
+		}
+	}
+	return strings.TrimSuffix(path.Base(relPath), path.Ext(relPath))
+}
+
+var fileDate = regexp.MustCompile(`(?:^|/)(\d{4}-\d{2}-\d{2})[^/]*$`)
+
+// effectiveDate is the date recency decays from: the frontmatter's, else a
+// YYYY-MM-DD at the start of the file name, else the file time.
+func effectiveDate(fmDate, relPath string, mod time.Time) (time.Time, string) {
+	if t, ok := parseDate(fmDate); ok {
+		return t, "frontmatter"
+	}
+	if m := fileDate.FindStringSubmatch(relPath); m != nil {
+		if t, ok := parseDate(m[1]); ok {
+			return t, "filename"
+		}
+	}
+	return mod.UTC(), "mtime"
+}
+
+func parseDate(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	if len(s) >= 10 {
+		if t, err := time.Parse("2006-01-02", s[:10]); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// fenceState tracks fenced code blocks (``` or ~~~) line by line.
+type fenceState struct{ marker string }
+
+// update reports whether line is inside a fence or is a fence delimiter.
+func (f *fenceState) update(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	if f.marker != "" {
+		if strings.HasPrefix(t, f.marker) {
+			f.marker = ""
+		}
+		return true
+	}
+	for _, m := range []string{"```", "~~~"} {
+		if strings.HasPrefix(t, m) {
+			f.marker = m
+			return true
+		}
+	}
+	return false
+}
+
+var wikilink = regexp.MustCompile(`\[\[([^\[\]\n]+?)\]\]`)
+
+// ExtractLinks returns the [[wikilinks]] of a note body outside code fences and
+// inline code, in order, with the "#heading" and "|alias" forms split out.
+// Embeds (![[...]]) count as links too.
+func ExtractLinks(body string) []Link {
+	var links []Link
+	var fence fenceState
+	for _, line := range strings.Split(body, "\n") {
+		if fence.update(line) {
+			continue
+		}
+		line = stripInlineCode(line)
+		for _, m := range wikilink.FindAllStringSubmatch(line, -1) {
+			inner := m[1]
+			var l Link
+			if i := strings.Index(inner, "|"); i >= 0 {
+				l.Alias = strings.TrimSpace(inner[i+1:])
+				inner = inner[:i]
+			}
+			if i := strings.Index(inner, "#"); i >= 0 {
+				l.Heading = strings.TrimSpace(strings.TrimLeft(inner[i+1:], "#^"))
+				inner = inner[:i]
+			}
+			l.Target = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(inner), ".md"))
+			if l.Target == "" && l.Heading == "" {
+				continue
+			}
+			links = append(links, l)
+		}
+	}
+	return links
+}
+
+func stripInlineCode(line string) string {
+	if !strings.Contains(line, "`") {
+		return line
+	}
+	var b strings.Builder
+	in := false
+	for _, r := range line {
+		if r == '`' {
+			in = !in
+			continue
+		}
+		if !in {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,178 @@
+package index
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// DefaultMaxNoteBytes is the largest file read as a note. Larger files are
+// skipped with a reason: a note that size is almost always an export or a log.
+const DefaultMaxNoteBytes = 8 << 20
+
+// File is a candidate note found by Scan, with its bytes.
+type File struct {
+	Path    string // vault-relative, slash-separated
+	ModTime time.Time
+	Raw     []byte
+	Hash    string // sha256 of Raw
+}
+
+// Skipped is a file or folder Scan passed over, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// ScanOptions tune Scan; the zero value uses the defaults.
+type ScanOptions struct {
+	MaxBytes int64 // 0 means DefaultMaxNoteBytes
+}
+
+// Scan walks a vault and returns its notes' files in path order: every "*.md"
+// except under a top-level "templates/" folder, in hidden folders, or named
+// "lint-report-*.md". Files that cannot be notes (binary, too large, unreadable,
+// symlinks leading outside the vault) are returned as Skipped, never as errors;
+// only a vault root that cannot be read is an error. Scan never writes.
+func Scan(root string, opts ScanOptions) ([]File, []Skipped, error) {
+	maxBytes := opts.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxNoteBytes
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("scan %s: %w", root, err)
+	}
+	st, err := os.Stat(absRoot)
+	if err != nil {
+		return nil, nil, fmt.Errorf("scan vault: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, nil, fmt.Errorf("scan vault: %s is not a folder", root)
+	}
+	realRoot, err := filepath.EvalSymlinks(absRoot)
+	if err != nil {
+		return nil, nil, fmt.Errorf("scan vault: %w", err)
+	}
+
+	var files []File
+	var skipped []Skipped
+	skip := func(rel, reason string) { skipped = append(skipped, Skipped{Path: rel, Reason: reason}) }
+
+	// Walk the resolved root: WalkDir does not follow a root that is itself a
+	// symlink (~/vault -> ~/Dropbox/vault) and would find nothing under it.
+	walkErr := filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(realRoot, p)
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			if rel == "." {
+				return err
+			}
+			skip(rel, "unreadable: "+errText(err))
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if rel == "." {
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			switch {
+			case strings.HasPrefix(name, "."):
+				return fs.SkipDir // hidden folders (.obsidian, .git, .trash) are not notes
+			case rel == "templates":
+				skip(rel+"/", "templates folder")
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.EqualFold(path.Ext(name), ".md") {
+			return nil
+		}
+		if strings.HasPrefix(name, ".") {
+			return nil
+		}
+		if strings.HasPrefix(name, "lint-report-") {
+			skip(rel, "lint report")
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				skip(rel, "broken or looping symlink: "+errText(err))
+				return nil
+			}
+			if !within(realRoot, target) {
+				skip(rel, "symlink leads outside the vault")
+				return nil
+			}
+			if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() {
+				skip(rel, "symlink to something that is not a file")
+				return nil
+			}
+		} else if !d.Type().IsRegular() {
+			skip(rel, "not a regular file")
+			return nil
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			skip(rel, "unreadable: "+errText(err))
+			return nil
+		}
+		if fi.Size() > maxBytes {
+			skip(rel, fmt.Sprintf("too large (%d bytes; the limit is %d)", fi.Size(), maxBytes))
+			return nil
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			skip(rel, "unreadable: "+errText(err))
+			return nil
+		}
+		if isBinary(raw) {
+			skip(rel, "binary content (NUL bytes)")
+			return nil
+		}
+		sum := sha256.Sum256(raw)
+		files = append(files, File{Path: rel, ModTime: fi.ModTime().UTC(), Raw: raw, Hash: hex.EncodeToString(sum[:])})
+		return nil
+	})
+	if walkErr != nil {
+		return nil, nil, fmt.Errorf("scan vault: %w", walkErr)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return files, skipped, nil
+}
+
+func isBinary(raw []byte) bool {
+	head := raw
+	if len(head) > 8000 {
+		head = head[:8000]
+	}
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+// within reports whether p is root or inside it (both absolute, cleaned).
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

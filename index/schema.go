@@ -1,0 +1,81 @@
+package index
+
+import (
+	"database/sql"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sync"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver; build with -tags sqlite_fts5
+)
+
+// SchemaVersion changes whenever the tables below change; an index of another
+// version is rebuilt, never migrated.
+const SchemaVersion = "1"
+
+var vecOnce sync.Once
+
+func schema(dim int) []string {
+	return []string{
+		`CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+		`CREATE TABLE notes(
+			id INTEGER PRIMARY KEY,
+			path TEXT NOT NULL UNIQUE,
+			key TEXT NOT NULL,  -- lower-case path without .md, for link resolution
+			base TEXT NOT NULL, -- lower-case file name without .md
+			title TEXT NOT NULL,
+			type TEXT NOT NULL, date TEXT NOT NULL, date_source TEXT NOT NULL,
+			project TEXT NOT NULL, status TEXT NOT NULL, source TEXT NOT NULL,
+			topics TEXT NOT NULL, -- JSON array
+			mtime INTEGER NOT NULL, size INTEGER NOT NULL, hash TEXT NOT NULL,
+			warnings TEXT NOT NULL -- JSON array
+		)`,
+		`CREATE INDEX notes_key ON notes(key)`,
+		`CREATE INDEX notes_base ON notes(base)`,
+		`CREATE TABLE chunks(
+			id INTEGER PRIMARY KEY,
+			note_id INTEGER NOT NULL REFERENCES notes(id),
+			ord INTEGER NOT NULL, part INTEGER NOT NULL,
+			heading TEXT NOT NULL, body TEXT NOT NULL,
+			truncated INTEGER NOT NULL,
+			embed_hash TEXT NOT NULL -- sha256 of the embedded text and the model name
+		)`,
+		`CREATE INDEX chunks_note ON chunks(note_id, ord)`,
+		`CREATE INDEX chunks_embed ON chunks(embed_hash)`,
+		`CREATE VIRTUAL TABLE chunks_fts USING fts5(title, body, tokenize='porter unicode61')`,
+		fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[%d])`, dim),
+		`CREATE TABLE links(
+			note_id INTEGER NOT NULL, ord INTEGER NOT NULL,
+			target TEXT NOT NULL, heading TEXT NOT NULL, alias TEXT NOT NULL,
+			target_id INTEGER -- NULL when the link dangles
+		)`,
+		`CREATE INDEX links_note ON links(note_id)`,
+		`CREATE INDEX links_target ON links(target_id)`,
+	}
+}
+
+// openSQLite opens a SQLite file with sqlite-vec loaded. readOnly opens it with
+// mode=ro, which is how searches see the index.
+func openSQLite(path string, readOnly bool) (*sql.DB, error) {
+	vecOnce.Do(sqlite_vec.Auto)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", "10000")
+	if readOnly {
+		q.Set("mode", "ro")
+	}
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, err
+	}
+	if !readOnly {
+		db.SetMaxOpenConns(1) // one writer; its transaction is the unit of change
+	}
+	return db, nil
+}

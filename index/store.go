@@ -1,0 +1,473 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+)
+
+// ErrNoIndex says there is no index file yet.
+var ErrNoIndex = errors.New("no index")
+
+// ErrCorrupt says the index file exists but cannot be used.
+var ErrCorrupt = errors.New("index unusable")
+
+// DB is a read-only view of an index file. It is safe for concurrent use.
+type DB struct {
+	sql  *sql.DB
+	path string
+	meta map[string]string
+	dev  uint64 // identity of the file opened, to notice a swapped-in rebuild
+	ino  uint64
+}
+
+// Open opens an index read-only and checks that it is one: a missing file is
+// ErrNoIndex, a truncated, corrupt or foreign one is ErrCorrupt with the cause.
+func Open(ctx context.Context, path string) (*DB, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w at %s (run `vault-rag reindex`)", ErrNoIndex, path)
+	}
+	db, err := openSQLite(path, true)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	var check string
+	if err := db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&check); err != nil || check != "ok" {
+		db.Close()
+		if err == nil {
+			err = errors.New(check)
+		}
+		return nil, fmt.Errorf("%w: %s fails SQLite's check (%v); run `vault-rag reindex` to rebuild it", ErrCorrupt, path, err)
+	}
+	meta, err := readMeta(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s is not a vault-rag index (%v); run `vault-rag reindex`", ErrCorrupt, path, err)
+	}
+	if meta["schema_version"] != SchemaVersion {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s has schema %q, this build reads %q; run `vault-rag reindex`", ErrCorrupt, path, meta["schema_version"], SchemaVersion)
+	}
+	d := &DB{sql: db, path: path, meta: meta}
+	d.dev, d.ino = fileID(fi)
+	return d, nil
+}
+
+// Close closes the index.
+func (d *DB) Close() error { return d.sql.Close() }
+
+// Path is the file the index was opened from.
+func (d *DB) Path() string { return d.path }
+
+// Meta returns a recorded property of the index: embedder, dim, built_at,
+// vault, fingerprint, schema_version.
+func (d *DB) Meta(key string) string { return d.meta[key] }
+
+// Stale reports whether the file at Path is no longer the one opened (a full
+// rebuild renamed a new file into place) or its metadata changed.
+func (d *DB) Stale() bool {
+	fi, err := os.Stat(d.path)
+	if err != nil {
+		return false // gone: keep serving what is open
+	}
+	dev, ino := fileID(fi)
+	return dev != d.dev || ino != d.ino
+}
+
+// Stats summarises an index.
+type Stats struct {
+	Notes       int       `json:"notes"`
+	Chunks      int       `json:"chunks"`
+	Links       int       `json:"links"`
+	Embedder    string    `json:"embedder"`
+	BuiltAt     time.Time `json:"built_at"`
+	Fingerprint string    `json:"fingerprint"`
+	Bytes       int64     `json:"bytes"`
+}
+
+// Stats counts what the index holds.
+func (d *DB) Stats(ctx context.Context) (Stats, error) {
+	var s Stats
+	err := d.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks), (SELECT count(*) FROM links)`).Scan(&s.Notes, &s.Chunks, &s.Links)
+	if err != nil {
+		return s, fmt.Errorf("index stats: %w", err)
+	}
+	m, err := readMeta(ctx, d.sql) // re-read: an incremental build updates it in place
+	if err != nil {
+		return s, err
+	}
+	s.Embedder, s.Fingerprint = m["embedder"], m["fingerprint"]
+	s.BuiltAt, _ = time.Parse(time.RFC3339, m["built_at"])
+	if fi, err := os.Stat(d.path); err == nil {
+		s.Bytes = fi.Size()
+	}
+	return s, nil
+}
+
+// NoteRow is a note as stored.
+type NoteRow struct {
+	ID         int64    `json:"id"`
+	Path       string   `json:"path"`
+	Title      string   `json:"title"`
+	Type       string   `json:"type,omitempty"`
+	Date       string   `json:"date"`
+	DateSource string   `json:"date_source"`
+	Project    string   `json:"project,omitempty"`
+	Status     string   `json:"status,omitempty"`
+	Source     string   `json:"source,omitempty"`
+	Topics     []string `json:"topics,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+// ChunkRow is a chunk as stored.
+type ChunkRow struct {
+	ID      int64  `json:"id"`
+	NoteID  int64  `json:"note_id"`
+	Ord     int    `json:"ord"`
+	Part    int    `json:"part"`
+	Heading string `json:"heading"`
+	Body    string `json:"body"`
+}
+
+// Hit is one chunk found by a search, with the search's own score.
+type Hit struct {
+	ChunkID int64
+	NoteID  int64
+	Score   float64
+}
+
+// Filter narrows a search or a listing to notes whose metadata match. The zero
+// value matches everything. Topics must all be present.
+type Filter struct {
+	PathPrefix string   `json:"path,omitempty"`
+	Type       string   `json:"type,omitempty"`
+	Project    string   `json:"project,omitempty"`
+	Status     string   `json:"status,omitempty"`
+	Topics     []string `json:"topics,omitempty"`
+	DateFrom   string   `json:"date_from,omitempty"` // YYYY-MM-DD, inclusive
+	DateTo     string   `json:"date_to,omitempty"`   // YYYY-MM-DD, inclusive
+}
+
+// Empty reports whether the filter matches everything.
+func (f Filter) Empty() bool {
+	return f.PathPrefix == "" && f.Type == "" && f.Project == "" && f.Status == "" && len(f.Topics) == 0 && f.DateFrom == "" && f.DateTo == ""
+}
+
+// Validate checks the filter's values.
+func (f Filter) Validate() error {
+	for _, d := range []string{f.DateFrom, f.DateTo} {
+		if d != "" {
+			if _, err := time.Parse("2006-01-02", d); err != nil {
+				return fmt.Errorf("date %q is not YYYY-MM-DD", d)
+			}
+		}
+	}
+	return nil
+}
+
+// where renders the filter as SQL over the notes table aliased n.
+func (f Filter) where() (string, []any) {
+	conds := []string{"1"}
+	var args []any
+	if p := strings.TrimPrefix(f.PathPrefix, "/"); p != "" {
+		conds = append(conds, "substr(n.path, 1, ?) = ?")
+		args = append(args, len(p), p)
+	}
+	for _, c := range []struct{ col, v string }{{"n.type", f.Type}, {"n.project", f.Project}, {"n.status", f.Status}} {
+		if c.v != "" {
+			conds = append(conds, c.col+" = ?")
+			args = append(args, strings.ToLower(c.v))
+		}
+	}
+	for _, t := range f.Topics {
+		conds = append(conds, "EXISTS (SELECT 1 FROM json_each(n.topics) WHERE value = ?)")
+		args = append(args, strings.ToLower(strings.TrimPrefix(t, "#")))
+	}
+	if f.DateFrom != "" {
+		conds = append(conds, "n.date >= ?")
+		args = append(args, f.DateFrom)
+	}
+	if f.DateTo != "" {
+		conds = append(conds, "n.date <= ?")
+		args = append(args, f.DateTo)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// Keyword runs an FTS5 match expression and returns each matching note's best
+// chunk, best first, at most limit notes. The match runs first, materialised,
+// and only then meets the joins and filters: a MATCH beside a join filter in one
+// WHERE lets the planner scan the join side first. Ties in bm25 are broken by
+// chunk id, so the order is total. Score is -bm25 (higher is better).
+func (d *DB) Keyword(ctx context.Context, match string, limit int, f Filter) ([]Hit, error) {
+	where, args := f.where()
+	q := `WITH m AS MATERIALIZED (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ?),
+	j AS (SELECT m.id, c.note_id, m.rank,
+		row_number() OVER (PARTITION BY c.note_id ORDER BY m.rank, m.id) AS rn
+		FROM m JOIN chunks c ON c.id = m.id JOIN notes n ON n.id = c.note_id WHERE ` + where + `)
+	SELECT id, note_id, rank FROM j WHERE rn = 1 ORDER BY rank, id LIMIT ?`
+	rows, err := d.sql.QueryContext(ctx, q, append(append([]any{match}, args...), limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var h Hit
+		var rank float64
+		if err := rows.Scan(&h.ChunkID, &h.NoteID, &rank); err != nil {
+			return nil, err
+		}
+		h.Score = -rank
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// MaxKNN is the largest k sqlite-vec accepts in one KNN query.
+const MaxKNN = 4096
+
+// Nearest returns the k chunks nearest to v by L2 distance, nearest first,
+// ties by chunk id. Score is the cosine similarity (vectors are normalised).
+func (d *DB) Nearest(ctx context.Context, v []float32, k int) ([]Hit, error) {
+	blob, err := sqlite_vec.SerializeFloat32(v)
+	if err != nil {
+		return nil, err
+	}
+	k = min(k, MaxKNN)
+	// Materialised, so the planner cannot fold the outer ORDER BY into the
+	// vec0 query, which accepts only its own.
+	rows, err := d.sql.QueryContext(ctx, `WITH v AS MATERIALIZED (SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?)
+		SELECT v.rowid, c.note_id, v.distance FROM v JOIN chunks c ON c.id = v.rowid ORDER BY v.distance, v.rowid`, blob, k)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var h Hit
+		var dist float64
+		if err := rows.Scan(&h.ChunkID, &h.NoteID, &dist); err != nil {
+			return nil, err
+		}
+		h.Score = 1 - dist*dist/2
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// ChunkCount is the number of chunks in the index (what a KNN can drain).
+func (d *DB) ChunkCount(ctx context.Context) (int, error) {
+	var n int
+	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n)
+	return n, err
+}
+
+// Matching returns which of the given notes pass the filter.
+func (d *DB) Matching(ctx context.Context, ids []int64, f Filter) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	where, args := f.where()
+	raw, _ := json.Marshal(ids)
+	rows, err := d.sql.QueryContext(ctx, `SELECT n.id FROM notes n WHERE n.id IN (SELECT value FROM json_each(?)) AND `+where, append([]any{string(raw)}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("filter notes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+const noteCols = `n.id, n.path, n.title, n.type, n.date, n.date_source, n.project, n.status, n.source, n.topics, n.warnings`
+
+func scanNote(sc interface{ Scan(...any) error }) (NoteRow, error) {
+	var n NoteRow
+	var topics, warns string
+	if err := sc.Scan(&n.ID, &n.Path, &n.Title, &n.Type, &n.Date, &n.DateSource, &n.Project, &n.Status, &n.Source, &topics, &warns); err != nil {
+		return n, err
+	}
+	_ = json.Unmarshal([]byte(topics), &n.Topics)
+	_ = json.Unmarshal([]byte(warns), &n.Warnings)
+	return n, nil
+}
+
+// Notes loads notes by id.
+func (d *DB) Notes(ctx context.Context, ids []int64) (map[int64]NoteRow, error) {
+	out := map[int64]NoteRow{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	raw, _ := json.Marshal(ids)
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+noteCols+` FROM notes n WHERE n.id IN (SELECT value FROM json_each(?))`, string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("load notes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		n, err := scanNote(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[n.ID] = n
+	}
+	return out, rows.Err()
+}
+
+// NoteByPath loads one note by its vault-relative path.
+func (d *DB) NoteByPath(ctx context.Context, p string) (NoteRow, error) {
+	n, err := scanNote(d.sql.QueryRowContext(ctx, `SELECT `+noteCols+` FROM notes n WHERE n.path = ?`, p))
+	if errors.Is(err, sql.ErrNoRows) {
+		return n, fmt.Errorf("no note %q in the index", p)
+	}
+	return n, err
+}
+
+// Chunks loads chunks by id.
+func (d *DB) Chunks(ctx context.Context, ids []int64) (map[int64]ChunkRow, error) {
+	out := map[int64]ChunkRow{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	raw, _ := json.Marshal(ids)
+	rows, err := d.sql.QueryContext(ctx, `SELECT id, note_id, ord, part, heading, body FROM chunks WHERE id IN (SELECT value FROM json_each(?))`, string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("load chunks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c ChunkRow
+		if err := rows.Scan(&c.ID, &c.NoteID, &c.Ord, &c.Part, &c.Heading, &c.Body); err != nil {
+			return nil, err
+		}
+		out[c.ID] = c
+	}
+	return out, rows.Err()
+}
+
+// NoteChunks loads a note's chunks in order.
+func (d *DB) NoteChunks(ctx context.Context, noteID int64) ([]ChunkRow, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT id, note_id, ord, part, heading, body FROM chunks WHERE note_id = ? ORDER BY ord`, noteID)
+	if err != nil {
+		return nil, fmt.Errorf("load note chunks: %w", err)
+	}
+	defer rows.Close()
+	var out []ChunkRow
+	for rows.Next() {
+		var c ChunkRow
+		if err := rows.Scan(&c.ID, &c.NoteID, &c.Ord, &c.Part, &c.Heading, &c.Body); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Vectors loads stored chunk embeddings by chunk id.
+func (d *DB) Vectors(ctx context.Context, ids []int64) (map[int64][]float32, error) {
+	out := map[int64][]float32{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	raw, _ := json.Marshal(ids)
+	rows, err := d.sql.QueryContext(ctx, `SELECT rowid, embedding FROM chunks_vec WHERE rowid IN (SELECT value FROM json_each(?))`, string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, err
+		}
+		out[id] = decodeVector(blob)
+	}
+	return out, rows.Err()
+}
+
+// Related is a note linked from or to another.
+type Related struct {
+	Path      string `json:"path"`
+	Title     string `json:"title"`
+	Direction string `json:"direction"` // "links to" or "linked from"
+	Heading   string `json:"heading,omitempty"`
+}
+
+// Related returns the notes a note links to and the notes linking to it, from
+// the wikilink table, outgoing first, each once.
+func (d *DB) Related(ctx context.Context, noteID int64) ([]Related, error) {
+	rows, err := d.sql.QueryContext(ctx, `
+		SELECT n.path, n.title, 'links to', l.heading, 0 AS dir, l.ord FROM links l JOIN notes n ON n.id = l.target_id WHERE l.note_id = ?1 AND l.target_id != ?1
+		UNION ALL
+		SELECT n.path, n.title, 'linked from', '', 1, l.ord FROM links l JOIN notes n ON n.id = l.note_id WHERE l.target_id = ?1 AND l.note_id != ?1
+		ORDER BY 5, 1, 6`, noteID)
+	if err != nil {
+		return nil, fmt.Errorf("related notes: %w", err)
+	}
+	defer rows.Close()
+	var out []Related
+	seen := map[string]bool{}
+	for rows.Next() {
+		var r Related
+		var dir, ord int
+		if err := rows.Scan(&r.Path, &r.Title, &r.Direction, &r.Heading, &dir, &ord); err != nil {
+			return nil, err
+		}
+		if seen[r.Path] {
+			continue
+		}
+		seen[r.Path] = true
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// List returns notes matching a filter in path order, a page at a time, and
+// the number matching in all.
+func (d *DB) List(ctx context.Context, f Filter, offset, limit int) ([]NoteRow, int, error) {
+	where, args := f.where()
+	var total int
+	if err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM notes n WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("list notes: %w", err)
+	}
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+noteCols+` FROM notes n WHERE `+where+` ORDER BY n.path LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list notes: %w", err)
+	}
+	defer rows.Close()
+	var out []NoteRow
+	for rows.Next() {
+		n, err := scanNote(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, n)
+	}
+	return out, total, rows.Err()
+}
+
+func decodeVector(blob []byte) []float32 {
+	v := make([]float32, len(blob)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[i*4:]))
+	}
+	return v
+}

@@ -1,0 +1,177 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+
+	"github.com/daulet/tokenizers"
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// bert is a BERT-family ONNX session with its WordPiece tokenizer: the part the
+// embedder and the cross-encoder share.
+type bert struct {
+	name     string
+	sess     *ort.DynamicAdvancedSession
+	tok      *tokenizers.Tokenizer
+	cls, sep int64
+	maxLen   int // the model's window, special tokens included
+	output   string
+}
+
+// maxBatchTokens bounds one ONNX run (sequences × padded length), which bounds
+// the memory of the attention matrices.
+const maxBatchTokens = 16384
+
+// Threads is the intra-op thread count of every session: $VAULT_RAG_THREADS, else
+// the number of CPUs. Results do not depend on it.
+func Threads() int {
+	if n, err := strconv.Atoi(os.Getenv("VAULT_RAG_THREADS")); err == nil && n > 0 {
+		return n
+	}
+	return runtime.NumCPU()
+}
+
+func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, lib string) (*bert, error) {
+	for _, p := range []string{modelPath, tokenizerPath} {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("%w: %s (missing %s; run `vault-rag models fetch`)", ErrNotInstalled, name, p)
+		}
+	}
+	if err := initRuntime(lib); err != nil {
+		return nil, err
+	}
+	tok, err := tokenizers.FromFile(tokenizerPath)
+	if err != nil {
+		return nil, fmt.Errorf("load tokenizer %s: %w", tokenizerPath, err)
+	}
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		tok.Close()
+		return nil, fmt.Errorf("session options: %w", err)
+	}
+	defer opts.Destroy()
+	// Fixed, explicit threading: a run's numbers must not depend on scheduling.
+	if err := opts.SetIntraOpNumThreads(Threads()); err != nil {
+		tok.Close()
+		return nil, err
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		tok.Close()
+		return nil, err
+	}
+	sess, err := ort.NewDynamicAdvancedSession(modelPath,
+		[]string{"input_ids", "attention_mask", "token_type_ids"}, []string{output}, opts)
+	if err != nil {
+		tok.Close()
+		return nil, fmt.Errorf("load %s from %s: %w", name, modelPath, err)
+	}
+	b := &bert{name: name, sess: sess, tok: tok, maxLen: maxLen, output: output}
+	// [CLS] and [SEP] are whatever the tokenizer's post-processor wraps text in.
+	ids, _ := tok.Encode("", true)
+	if len(ids) != 2 {
+		b.close()
+		return nil, fmt.Errorf("load %s: tokenizer does not wrap text in [CLS] ... [SEP] (got %d special tokens)", name, len(ids))
+	}
+	b.cls, b.sep = int64(ids[0]), int64(ids[1])
+	return b, nil
+}
+
+func (b *bert) close() {
+	if b.sess != nil {
+		b.sess.Destroy()
+	}
+	if b.tok != nil {
+		b.tok.Close()
+	}
+}
+
+// ids tokenizes text without special tokens.
+func (b *bert) ids(text string) []int64 {
+	raw, _ := b.tok.Encode(text, false)
+	out := make([]int64, len(raw))
+	for i, id := range raw {
+		out[i] = int64(id)
+	}
+	return out
+}
+
+// sequence is one model input row: token ids and their segment ids.
+type sequence struct {
+	ids, types []int64
+}
+
+// run feeds sequences to the model in length-sorted batches and calls emit with
+// each row's output: the [seq, width] hidden states or the [width] logits,
+// depending on the output's rank. Rows of one batch are padded to its longest.
+func (b *bert) run(ctx context.Context, seqs []sequence, emit func(i int, out []float32)) error {
+	order := make([]int, len(seqs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return len(seqs[order[x]].ids) < len(seqs[order[y]].ids) })
+	for lo := 0; lo < len(order); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := lo + 1
+		for hi < len(order) && (hi-lo+1)*len(seqs[order[hi]].ids) <= maxBatchTokens && hi-lo < 64 {
+			hi++
+		}
+		if err := b.runBatch(seqs, order[lo:hi], emit); err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
+}
+
+func (b *bert) runBatch(seqs []sequence, rows []int, emit func(int, []float32)) error {
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(seqs[r].ids))
+	}
+	n := len(rows) * width
+	ids, mask, types := make([]int64, n), make([]int64, n), make([]int64, n)
+	for k, r := range rows {
+		s := seqs[r]
+		copy(ids[k*width:], s.ids)
+		copy(types[k*width:], s.types)
+		for j := range s.ids {
+			mask[k*width+j] = 1
+		}
+	}
+	shape := ort.NewShape(int64(len(rows)), int64(width))
+	var inputs []ort.Value
+	defer func() {
+		for _, v := range inputs {
+			v.Destroy()
+		}
+	}()
+	for _, data := range [][]int64{ids, mask, types} {
+		t, err := ort.NewTensor(shape, data)
+		if err != nil {
+			return fmt.Errorf("%s: input tensor: %w", b.name, err)
+		}
+		inputs = append(inputs, t)
+	}
+	outputs := []ort.Value{nil}
+	if err := b.sess.Run(inputs, outputs); err != nil {
+		return fmt.Errorf("%s: run: %w", b.name, err)
+	}
+	defer outputs[0].Destroy()
+	out, ok := outputs[0].(*ort.Tensor[float32])
+	if !ok {
+		return fmt.Errorf("%s: output %s is not a float32 tensor", b.name, b.output)
+	}
+	data := out.GetData()
+	per := len(data) / len(rows)
+	for k, r := range rows {
+		emit(r, data[k*per:(k+1)*per])
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// Embedder turns text into L2-normalised sentence vectors with a BERT model and
+// CLS pooling (the recipe of the BGE family). It is safe for concurrent use.
+type Embedder struct {
+	b           *bert
+	dim         int
+	queryPrefix string
+}
+
+// Name is the model's name, as in the manifest.
+func (e *Embedder) Name() string { return e.b.name }
+
+// Dim is the vector width.
+func (e *Embedder) Dim() int { return e.dim }
+
+// CountTokens counts text's tokens without special tokens.
+func (e *Embedder) CountTokens(text string) int { return len(e.b.ids(text)) }
+
+// EmbedQuery embeds a search query, with the model's query instruction (BGE
+// asks for one on the query side only).
+func (e *Embedder) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
+	v, err := e.embed(ctx, []string{e.queryPrefix + q})
+	if err != nil {
+		return nil, err
+	}
+	return v[0], nil
+}
+
+// EmbedPassages embeds texts to be searched, truncated to the model's window.
+func (e *Embedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.embed(ctx, texts)
+}
+
+func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	seqs := make([]sequence, len(texts))
+	for i, t := range texts {
+		ids := e.b.ids(t)
+		if len(ids) > e.b.maxLen-2 {
+			ids = ids[:e.b.maxLen-2]
+		}
+		row := make([]int64, 0, len(ids)+2)
+		row = append(row, e.b.cls)
+		row = append(row, ids...)
+		row = append(row, e.b.sep)
+		seqs[i] = sequence{ids: row, types: make([]int64, len(row))}
+	}
+	out := make([][]float32, len(texts))
+	var bad error
+	err := e.b.run(ctx, seqs, func(i int, hidden []float32) {
+		if len(hidden) < e.dim {
+			bad = fmt.Errorf("%s: output row of %d values, want at least %d", e.b.name, len(hidden), e.dim)
+			return
+		}
+		out[i] = normalize(hidden[:e.dim]) // CLS pooling: position 0
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func normalize(v []float32) []float32 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	out := make([]float32, len(v))
+	if s == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(s)
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out
+}
+
+// Cosine is the cosine similarity of two vectors.
+func Cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

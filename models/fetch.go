@@ -1,0 +1,230 @@
+package models
+
+import (
+	"archive/zip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Status is what `vault-rag models` prints for one model.
+type Status struct {
+	Name      string            `json:"name"`
+	Role      string            `json:"role"`
+	Installed bool              `json:"installed"`
+	Dir       string            `json:"dir"`
+	SHA256    map[string]string `json:"sha256,omitempty"`
+	Source    string            `json:"source,omitempty"`
+	Problem   string            `json:"problem,omitempty"`
+}
+
+// stamp records, beside a model's files, that they were verified and where
+// they came from, so start-up does not hash 130 MB every time.
+type stamp struct {
+	Source   string            `json:"source"`
+	SHA256   map[string]string `json:"sha256"`
+	Verified time.Time         `json:"verified"`
+}
+
+const stampName = "installed.json"
+
+// ModelDir is where a model's files live under a data folder.
+func ModelDir(dataDir, name string) string { return filepath.Join(dataDir, "models", name) }
+
+// Check reports whether a model's files are present with the sizes and hashes
+// the manifest pins (hashes as recorded at fetch time).
+func Check(dataDir string, s Spec) Status {
+	dir := ModelDir(dataDir, s.Name)
+	st := Status{Name: s.Name, Role: s.Role, Dir: dir}
+	var sp stamp
+	raw, err := os.ReadFile(filepath.Join(dir, stampName))
+	if err != nil || json.Unmarshal(raw, &sp) != nil {
+		st.Problem = "not fetched"
+		return st
+	}
+	for _, f := range s.Files {
+		fi, err := os.Stat(filepath.Join(dir, f.Name))
+		if err != nil {
+			st.Problem = "missing " + f.Name
+			return st
+		}
+		if fi.Size() != f.Size || sp.SHA256[f.Name] != f.SHA256 {
+			st.Problem = f.Name + " differs from the pinned file"
+			return st
+		}
+	}
+	st.Installed, st.SHA256, st.Source = true, sp.SHA256, sp.Source
+	return st
+}
+
+// Fetch installs a model from the first of its sources that delivers every
+// file with the pinned sha256. It is idempotent: an installed model is left
+// alone. log receives one line per attempt.
+func Fetch(ctx context.Context, dataDir string, s Spec, log func(string)) (Status, error) {
+	if st := Check(dataDir, s); st.Installed {
+		return st, nil
+	}
+	dir := ModelDir(dataDir, s.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Status{}, err
+	}
+	var errs []string
+	for _, src := range s.Sources {
+		err := fetchFrom(ctx, dataDir, dir, s, src)
+		if err == nil {
+			log(fmt.Sprintf("%s: installed from %s", s.Name, src.Label))
+			return Check(dataDir, s), nil
+		}
+		log(fmt.Sprintf("%s: %s unavailable: %v", s.Name, src.Label, err))
+		errs = append(errs, src.Label+": "+err.Error())
+	}
+	return Check(dataDir, s), fmt.Errorf("%w: %s: no source delivered it (%s)", ErrNotInstalled, s.Name, strings.Join(errs, "; "))
+}
+
+func fetchFrom(ctx context.Context, dataDir, dir string, s Spec, src Source) error {
+	got := map[string]string{}
+	for _, f := range s.Files {
+		tmp := filepath.Join(dir, f.Name+".part")
+		var err error
+		switch src.Kind {
+		case "http":
+			err = download(ctx, src.URLs[f.Name], tmp)
+		case "maven":
+			err = fromMaven(ctx, dataDir, src, f.Name, tmp)
+		default:
+			err = fmt.Errorf("unknown source kind %q", src.Kind)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		sum, err := sha256File(tmp)
+		if err != nil {
+			return err
+		}
+		if sum != f.SHA256 {
+			os.Remove(tmp)
+			return fmt.Errorf("%s has sha256 %s, the manifest pins %s", f.Name, sum, f.SHA256)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, f.Name)); err != nil {
+			return err
+		}
+		got[f.Name] = sum
+	}
+	raw, _ := json.MarshalIndent(stamp{Source: src.Label, SHA256: got, Verified: time.Now().UTC()}, "", "  ")
+	return os.WriteFile(filepath.Join(dir, stampName), raw, 0o644)
+}
+
+func download(ctx context.Context, url, dst string) error {
+	if url == "" {
+		return errors.New("no URL for this file")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: 30 * time.Second}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("GET %s: %w", url, err)
+	}
+	return f.Close()
+}
+
+// fromMaven fetches the artifact into a local repository under the data folder
+// with Maven's own client (no transitive dependencies) and extracts one entry.
+func fromMaven(ctx context.Context, dataDir string, src Source, file, dst string) error {
+	parts := strings.Split(src.Artifact, ":")
+	if len(parts) != 3 {
+		return fmt.Errorf("artifact %q is not group:artifact:version", src.Artifact)
+	}
+	repo, err := filepath.Abs(filepath.Join(dataDir, "cache", "m2"))
+	if err != nil {
+		return err
+	}
+	jar := filepath.Join(append([]string{repo}, append(strings.Split(parts[0], "."), parts[1], parts[2], parts[1]+"-"+parts[2]+".jar")...)...)
+	if _, err := os.Stat(jar); err != nil {
+		if _, err := exec.LookPath("mvn"); err != nil {
+			return errors.New("mvn (Maven) is not installed")
+		}
+		cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "dependency:get",
+			"-Dartifact="+src.Artifact, "-Dtransitive=false", "-Dmaven.repo.local="+repo)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("mvn dependency:get %s: %v: %s", src.Artifact, err, lastLines(string(out), 3))
+		}
+	}
+	entry := src.Entries[file]
+	if entry == "" {
+		return fmt.Errorf("no jar entry named for %s", file)
+	}
+	zr, err := zip.OpenReader(jar)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", jar, err)
+	}
+	defer zr.Close()
+	for _, zf := range zr.File {
+		if zf.Name != entry {
+			continue
+		}
+		r, err := zf.Open()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		f, err := os.Create(dst)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, r); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return fmt.Errorf("%s holds no entry %s", filepath.Base(jar), entry)
+}
+
+func sha256File(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

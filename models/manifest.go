@@ -1,0 +1,84 @@
+package models
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+)
+
+//go:embed manifest.json
+var manifestJSON []byte
+
+// Spec describes one model once: its files with their sizes and sha256, and
+// the sources to fetch them from, in order of preference.
+type Spec struct {
+	Name        string   `json:"name"`
+	Role        string   `json:"role"` // "embedder" or "cross-encoder"
+	Description string   `json:"description"`
+	Dim         int      `json:"dim,omitempty"`
+	MaxTokens   int      `json:"max_tokens"`
+	Output      string   `json:"output"`
+	QueryPrefix string   `json:"query_prefix,omitempty"`
+	Files       []File   `json:"files"`
+	Sources     []Source `json:"sources"`
+}
+
+// File is one file of a model.
+type File struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Source is a place a model's files can come from. Kind "http" downloads each
+// file from URLs; kind "maven" fetches Artifact with Maven's own client and
+// extracts Entries (file name → path inside the jar).
+type Source struct {
+	Kind     string            `json:"kind"`
+	Label    string            `json:"label"`
+	URLs     map[string]string `json:"urls,omitempty"`
+	Artifact string            `json:"artifact,omitempty"`
+	Entries  map[string]string `json:"entries,omitempty"`
+}
+
+// Manifest is the list of models vault-rag knows.
+type Manifest struct {
+	Models []Spec `json:"models"`
+}
+
+// LoadManifest returns the manifest compiled into the binary.
+func LoadManifest() (Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(manifestJSON, &m); err != nil {
+		return m, fmt.Errorf("read models/manifest.json: %w", err)
+	}
+	return m, nil
+}
+
+// Lookup returns the spec of a named model.
+func (m Manifest) Lookup(name string) (Spec, error) {
+	for _, s := range m.Models {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Spec{}, fmt.Errorf("unknown model %q (models/manifest.json lists %s)", name, m.names())
+}
+
+func (m Manifest) names() string {
+	s := ""
+	for i, sp := range m.Models {
+		if i > 0 {
+			s += ", "
+		}
+		s += sp.Name
+	}
+	return s
+}
+
+// DefaultEmbedder and DefaultCrossEncoder are the models stages use when a
+// configuration names none.
+const (
+	DefaultEmbedder     = "bge-small-en-v1.5"
+	DefaultCrossEncoder = "ms-marco-MiniLM-L-6-v2"
+)

@@ -1,0 +1,74 @@
+// Package models runs the ONNX models vault-rag uses (the embedder and the
+// cross-encoder) with ONNX Runtime and the models' own tokenizers, and fetches
+// their files from the sources in manifest.json.
+package models
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// ErrNotInstalled says a model's files (or ONNX Runtime itself) are not on this
+// machine. Stages that need the model fail with it rather than run without it.
+var ErrNotInstalled = errors.New("model not installed")
+
+// The ONNX Runtime environment is process-wide: the one piece of package-level
+// state vault-rag keeps. It is initialised once, by the first session created.
+var (
+	envOnce sync.Once
+	envErr  error
+)
+
+// initRuntime loads the ONNX Runtime shared library from lib.
+func initRuntime(lib string) error {
+	envOnce.Do(func() {
+		if _, err := os.Stat(lib); err != nil {
+			envErr = fmt.Errorf("%w: ONNX Runtime library %s (run `make setup`)", ErrNotInstalled, lib)
+			return
+		}
+		ort.SetSharedLibraryPath(lib)
+		if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+			envErr = fmt.Errorf("initialise ONNX Runtime from %s: %w", lib, err)
+		}
+	})
+	return envErr
+}
+
+// DataDir is where vault-rag keeps what setup fetched: $VAULT_RAG_DATA if set,
+// else ./data if it exists, else the data folder of the source checkout this
+// process runs inside (so tests find it from any package folder).
+func DataDir() string {
+	if d := os.Getenv("VAULT_RAG_DATA"); d != "" {
+		return d
+	}
+	if st, err := os.Stat("data"); err == nil && st.IsDir() {
+		return "data"
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				if _, err := os.Stat(filepath.Join(dir, "models", "manifest.json")); err == nil {
+					return filepath.Join(dir, "data")
+				}
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	return "data"
+}
+
+// RuntimeLibrary is the ONNX Runtime shared library path: $ONNXRUNTIME_LIB, else
+// DataDir()/lib/libonnxruntime.so.
+func RuntimeLibrary() string {
+	if p := os.Getenv("ONNXRUNTIME_LIB"); p != "" {
+		return p
+	}
+	return filepath.Join(DataDir(), "lib", "libonnxruntime.so")
+}

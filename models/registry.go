@@ -1,0 +1,178 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+)
+
+// Registry loads models on first use, once per process: concurrent first
+// callers wait for one load and share it. A failed load is not cached, so a
+// model fetched later is picked up by the next call.
+type Registry struct {
+	dataDir  string
+	lib      string
+	manifest Manifest
+
+	mu      sync.Mutex
+	entries map[string]*entry
+	loads   atomic.Int64
+}
+
+type entry struct {
+	mu  sync.Mutex
+	val any
+}
+
+// NewRegistry returns a registry over the models under dataDir, run by the ONNX
+// Runtime library lib.
+func NewRegistry(dataDir, lib string) (*Registry, error) {
+	m, err := LoadManifest()
+	if err != nil {
+		return nil, err
+	}
+	return &Registry{dataDir: dataDir, lib: lib, manifest: m, entries: map[string]*entry{}}, nil
+}
+
+// Loads counts the model loads this registry has performed.
+func (r *Registry) Loads() int64 { return r.loads.Load() }
+
+// Manifest is the registry's model list.
+func (r *Registry) Manifest() Manifest { return r.manifest }
+
+// DataDir is the folder the registry reads models from.
+func (r *Registry) DataDir() string { return r.dataDir }
+
+// Loaded reports whether a model is loaded in this process.
+func (r *Registry) Loaded(name string) bool {
+	r.mu.Lock()
+	e := r.entries[name]
+	r.mu.Unlock()
+	if e == nil {
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.val != nil
+}
+
+func (r *Registry) load(name string, open func(Spec, string) (any, error)) (any, error) {
+	r.mu.Lock()
+	e := r.entries[name]
+	if e == nil {
+		e = &entry{}
+		r.entries[name] = e
+	}
+	r.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.val != nil {
+		return e.val, nil
+	}
+	spec, err := r.manifest.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if st := Check(r.dataDir, spec); !st.Installed {
+		return nil, fmt.Errorf("%w: %s (%s; run `vault-rag models fetch`)", ErrNotInstalled, name, st.Problem)
+	}
+	v, err := open(spec, ModelDir(r.dataDir, name))
+	if err != nil {
+		return nil, err
+	}
+	r.loads.Add(1)
+	e.val = v
+	return v, nil
+}
+
+// Embedder returns the named embedding model (DefaultEmbedder when name is "").
+func (r *Registry) Embedder(ctx context.Context, name string) (*Embedder, error) {
+	if name == "" {
+		name = DefaultEmbedder
+	}
+	v, err := r.load(name, func(s Spec, dir string) (any, error) {
+		if s.Role != "embedder" {
+			return nil, fmt.Errorf("model %s is a %s, not an embedder", s.Name, s.Role)
+		}
+		return OpenEmbedder(s, dir, r.lib)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Embedder), nil
+}
+
+// CrossEncoder returns the named cross-encoder (DefaultCrossEncoder when name is "").
+func (r *Registry) CrossEncoder(ctx context.Context, name string) (*CrossEncoder, error) {
+	if name == "" {
+		name = DefaultCrossEncoder
+	}
+	v, err := r.load(name, func(s Spec, dir string) (any, error) {
+		if s.Role != "cross-encoder" {
+			return nil, fmt.Errorf("model %s is a %s, not a cross-encoder", s.Name, s.Role)
+		}
+		return OpenCrossEncoder(s, dir, r.lib)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*CrossEncoder), nil
+}
+
+// Close releases every loaded model.
+func (r *Registry) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.entries {
+		e.mu.Lock()
+		switch v := e.val.(type) {
+		case *Embedder:
+			v.b.close()
+		case *CrossEncoder:
+			v.b.close()
+		}
+		e.val = nil
+		e.mu.Unlock()
+	}
+}
+
+// OpenEmbedder loads an embedder from a folder holding model.onnx and
+// tokenizer.json, without the manifest's install check (tests use it on models
+// they build).
+func OpenEmbedder(s Spec, dir, lib string) (*Embedder, error) {
+	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), outputOr(s.Output, "last_hidden_state"), maxOr(s.MaxTokens), lib)
+	if err != nil {
+		return nil, err
+	}
+	dim := s.Dim
+	if dim == 0 {
+		dim = 384
+	}
+	return &Embedder{b: b, dim: dim, queryPrefix: s.QueryPrefix}, nil
+}
+
+// OpenCrossEncoder loads a cross-encoder from a folder holding model.onnx and
+// tokenizer.json.
+func OpenCrossEncoder(s Spec, dir, lib string) (*CrossEncoder, error) {
+	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), outputOr(s.Output, "logits"), maxOr(s.MaxTokens), lib)
+	if err != nil {
+		return nil, err
+	}
+	return &CrossEncoder{b: b}, nil
+}
+
+func outputOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func maxOr(n int) int {
+	if n <= 0 {
+		return 512
+	}
+	return n
+}

@@ -1,0 +1,185 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// MaxQueryBytes bounds a query's text. Longer text is refused, not truncated,
+// so nobody mistakes a cut query's answer for the whole one's.
+const MaxQueryBytes = 16 << 10
+
+// Request is one search.
+type Request struct {
+	Text    string
+	Filter  index.Filter
+	Now     time.Time // required by recency; callers set it (stages never read the clock)
+	K       int       // notes to return (default 10)
+	Explain bool      // record every stage's rank and score per note
+}
+
+// Result is a ranked answer.
+type Result struct {
+	Config string       `json:"config"`
+	Query  string       `json:"query"`
+	Notes  []ResultNote `json:"notes"`
+	Stages []StageInfo  `json:"stages"`
+	Took   string       `json:"took"`
+}
+
+// ResultNote is one note of a result with the chunk that stood for it.
+type ResultNote struct {
+	Rank    int             `json:"rank"`
+	Path    string          `json:"path"`
+	Title   string          `json:"title"`
+	Heading string          `json:"heading,omitempty"`
+	Snippet string          `json:"snippet"`
+	Score   float64         `json:"score"`
+	Date    string          `json:"date,omitempty"`
+	Type    string          `json:"type,omitempty"`
+	Project string          `json:"project,omitempty"`
+	Explain []StageRank     `json:"explain,omitempty"`
+	Related []index.Related `json:"related,omitempty"` // the top hit's linked notes
+}
+
+// StageRank is where one stage put a note.
+type StageRank struct {
+	Stage string  `json:"stage"`
+	Rank  int     `json:"rank"` // 0: the stage did not rank it
+	Score float64 `json:"score,omitempty"`
+}
+
+// StageInfo is what one stage did.
+type StageInfo struct {
+	Stage  string  `json:"stage"`
+	Count  int     `json:"count"`
+	Info   string  `json:"info,omitempty"`
+	Millis float64 `json:"ms"`
+}
+
+// Run runs a configuration for one request. It validates the request first.
+func Run(ctx context.Context, env *stages.Env, cfg *Config, req Request) (*Result, *stages.State, error) {
+	start := time.Now()
+	if err := validate(&req); err != nil {
+		return nil, nil, err
+	}
+	st := stages.NewState(stages.Query{Text: req.Text, Filter: req.Filter, Now: req.Now})
+	for _, s := range cfg.Stages {
+		t0 := time.Now()
+		if err := s.Run(ctx, env, st); err != nil {
+			return nil, st, fmt.Errorf("configuration %s, stage %s: %w", cfg.Name, s.Name(), err)
+		}
+		st.Steps[len(st.Steps)-1].Duration = time.Since(t0)
+	}
+	res, err := assemble(ctx, env.DB, cfg, req, st)
+	if err != nil {
+		return nil, st, err
+	}
+	res.Took = time.Since(start).Round(time.Microsecond).String()
+	return res, st, nil
+}
+
+// ErrBadQuery says a request was refused before it ran.
+var ErrBadQuery = errors.New("bad query")
+
+func validate(req *Request) error {
+	req.Text = strings.TrimSpace(req.Text)
+	switch {
+	case req.Text == "":
+		return fmt.Errorf("%w: the query is empty", ErrBadQuery)
+	case len(req.Text) > MaxQueryBytes:
+		return fmt.Errorf("%w: the query is %d bytes; the limit is %d", ErrBadQuery, len(req.Text), MaxQueryBytes)
+	case !utf8.ValidString(req.Text):
+		return fmt.Errorf("%w: the query is not valid UTF-8", ErrBadQuery)
+	}
+	if req.K == 0 {
+		req.K = 10
+	}
+	if req.K < 1 || req.K > 200 {
+		return fmt.Errorf("%w: k %d is outside 1..200", ErrBadQuery, req.K)
+	}
+	if err := req.Filter.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadQuery, err)
+	}
+	return nil
+}
+
+func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *stages.State) (*Result, error) {
+	res := &Result{Config: cfg.Name, Query: req.Text, Notes: []ResultNote{}}
+	for _, s := range st.Steps {
+		res.Stages = append(res.Stages, StageInfo{Stage: s.Stage, Count: len(s.Items), Info: s.Info, Millis: float64(s.Duration.Microseconds()) / 1000})
+	}
+	top := st.Ranking[:min(req.K, len(st.Ranking))]
+	notes, err := st.Notes(ctx, db, top)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(top))
+	for i, it := range top {
+		ids[i] = it.ChunkID
+	}
+	chunks, err := db.Chunks(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	terms := stages.Terms(req.Text)
+	for i, it := range top {
+		n, c := notes[it.NoteID], chunks[it.ChunkID]
+		rn := ResultNote{
+			Rank: i + 1, Path: n.Path, Title: n.Title, Heading: c.Heading,
+			Snippet: stages.Snippet(c.Body, terms, stages.SnippetChars),
+			Score:   it.Score, Date: n.Date, Type: n.Type, Project: n.Project,
+		}
+		if req.Explain {
+			rn.Explain = explain(st.Steps, it.NoteID)
+		}
+		res.Notes = append(res.Notes, rn)
+	}
+	if len(top) > 0 {
+		rel, err := db.Related(ctx, top[0].NoteID)
+		if err != nil {
+			return nil, err
+		}
+		res.Notes[0].Related = rel
+	}
+	return res, nil
+}
+
+func explain(steps []stages.Step, note int64) []StageRank {
+	out := make([]StageRank, 0, len(steps))
+	for _, s := range steps {
+		r := StageRank{Stage: s.Stage}
+		for i, it := range s.Items {
+			if it.NoteID == note {
+				r.Rank, r.Score = i+1, it.Score
+				break
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// RankAfter returns, for each step, the 1-based rank of the first item whose
+// note satisfies want, or 0 when none does: the eval harness's stage diagnosis.
+func RankAfter(steps []stages.Step, want func(noteID int64) bool) []StageRank {
+	out := make([]StageRank, 0, len(steps))
+	for _, s := range steps {
+		r := StageRank{Stage: s.Stage}
+		for i, it := range s.Items {
+			if want(it.NoteID) {
+				r.Rank, r.Score = i+1, it.Score
+				break
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# setup.sh brings the native libraries vault-rag links against into data/lib.
+# It is idempotent: each step is skipped when its output is already present and
+# verified. Models are fetched afterwards by the binary itself (`vault-rag models
+# fetch`), which reads the one manifest in models/manifest.json.
+#
+# Sources, in order: the official release archive (for users with internet), then
+# a registry package that ships the same file (for machines that reach only
+# package registries). Nothing runs a package's install script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ORT_VERSION=1.24.1          # matches github.com/yalue/onnxruntime_go v1.27.0's C API
+TOKENIZERS_VERSION=v1.22.1  # its Cargo.lock resolves entirely from crates.io
+LIB=data/lib
+mkdir -p "$LIB"
+log() { printf 'setup: %s\n' "$*"; }
+
+# --- sqlite3.h: sqlite-vec's cgo binding compiles against the system header.
+if [ ! -f /usr/include/sqlite3.h ]; then
+  log "installing libsqlite3-dev (sqlite3.h for the sqlite-vec binding)"
+  (apt-get update -qq && apt-get install -y -qq libsqlite3-dev) >/dev/null
+fi
+
+# --- 1. ONNX Runtime shared library
+if [ ! -s "$LIB/libonnxruntime.so" ]; then
+  tmp=$(mktemp -d)
+  url="https://github.com/microsoft/onnxruntime/releases/download/v${ORT_VERSION}/onnxruntime-linux-x64-${ORT_VERSION}.tgz"
+  if curl -fsSL --connect-timeout 10 -m 300 -o "$tmp/ort.tgz" "$url" 2>/dev/null; then
+    tar -xzf "$tmp/ort.tgz" -C "$tmp"
+    cp "$tmp/onnxruntime-linux-x64-${ORT_VERSION}/lib/libonnxruntime.so.${ORT_VERSION}" "$LIB/libonnxruntime.so"
+    log "onnxruntime ${ORT_VERSION}: official release archive"
+  else
+    log "onnxruntime ${ORT_VERSION}: release archive unreachable, using npm package onnxruntime-node@${ORT_VERSION}"
+    (cd "$tmp" && npm pack --silent "onnxruntime-node@${ORT_VERSION}" >/dev/null)
+    tar -xzf "$tmp"/onnxruntime-node-${ORT_VERSION}.tgz -C "$tmp" package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+    cp "$tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$LIB/libonnxruntime.so"
+  fi
+  rm -rf "$tmp"
+else
+  log "onnxruntime: cached ($LIB/libonnxruntime.so)"
+fi
+
+# --- 2. libtokenizers.a for github.com/daulet/tokenizers
+if [ ! -s "$LIB/libtokenizers.a" ]; then
+  tmp=$(mktemp -d)
+  url="https://github.com/daulet/tokenizers/releases/download/${TOKENIZERS_VERSION}/libtokenizers.linux-x86_64.tar.gz"
+  if curl -fsSL --connect-timeout 10 -m 300 -o "$tmp/tok.tgz" "$url" 2>/dev/null; then
+    tar -xzf "$tmp/tok.tgz" -C "$LIB" libtokenizers.a
+    log "libtokenizers ${TOKENIZERS_VERSION}: prebuilt release archive"
+  else
+    log "libtokenizers ${TOKENIZERS_VERSION}: release archive unreachable, building with cargo (about 2-3 minutes on 2 cores)"
+    go mod download github.com/daulet/tokenizers
+    src=$(go list -m -f '{{.Dir}}' github.com/daulet/tokenizers)
+    cp -r "$src/." "$tmp/src" 2>/dev/null || { mkdir -p "$tmp/src" && cp -r "$src/." "$tmp/src"; }
+    chmod -R u+w "$tmp/src"
+    (cd "$tmp/src" && cargo build --release --locked --quiet)
+    cp "$tmp/src/target/release/libtokenizers.a" "$LIB/libtokenizers.a"
+  fi
+  rm -rf "$tmp"
+else
+  log "libtokenizers: cached ($LIB/libtokenizers.a)"
+fi
+
+# --- 3. Go modules
+go mod download
+log "go modules: ready"

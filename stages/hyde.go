@@ -1,0 +1,70 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Hyde is template HyDE: no language model writes a hypothetical answer;
+// instead a fixed template pads the query into answer-shaped text, which is
+// embedded as a passage (no query instruction) and searched like the vector
+// stage, contributing a list of its own. Off by default.
+type Hyde struct {
+	Limit  int    `yaml:"limit"` // notes to keep (default 40)
+	Model  string `yaml:"model"` // embedder (default bge-small-en-v1.5)
+	Ladder []int  `yaml:"ladder"`
+}
+
+// Name implements Stage.
+func (*Hyde) Name() string { return "hyde" }
+
+// Validate implements Stage.
+func (h *Hyde) Validate() error {
+	if h.Limit == 0 {
+		h.Limit = 40
+	}
+	if h.Limit < 1 || h.Limit > 10000 {
+		return fmt.Errorf("limit %d is outside 1..10000", h.Limit)
+	}
+	return validateLadder(&h.Ladder, h.Limit)
+}
+
+// Run implements Stage.
+func (h *Hyde) Run(ctx context.Context, env *Env, st *State) error {
+	emb, err := env.Models.Embedder(ctx, h.Model)
+	if err != nil {
+		return err
+	}
+	doc := Expand(st.Query.Text)
+	vecs, err := emb.EmbedPassages(ctx, []string{doc})
+	if err != nil {
+		return fmt.Errorf("embed hyde expansion: %w", err)
+	}
+	items, info, err := knnNotes(ctx, env.DB, vecs[0], h.Limit, h.Ladder, st.Query.Filter)
+	if err != nil {
+		return err
+	}
+	st.produce(h.Name(), items, info)
+	return nil
+}
+
+// Expand pads a query into the shape of a note that answers it. The template
+// is chosen by the question word, so "why" reads like a postmortem's cause
+// section and "how" like a runbook's steps. It is deterministic.
+func Expand(q string) string {
+	q = strings.Join(strings.Fields(q), " ")
+	subject := strings.TrimRight(q, "?.! ")
+	lower := strings.ToLower(subject)
+	first, rest, _ := strings.Cut(lower, " ")
+	switch first {
+	case "why":
+		return fmt.Sprintf("%s\n\nWhat happened and why: %s. The root cause, the symptoms we saw, the timeline, and the fix we applied so it does not happen again.", q, rest)
+	case "how":
+		return fmt.Sprintf("%s\n\nHow to do it: %s. The steps, the settings and commands involved, an example, and the pitfalls to avoid.", q, rest)
+	case "what", "which", "who", "when", "where":
+		return fmt.Sprintf("%s\n\nReference: %s. A definition, the relevant details and defaults, and an example.", q, rest)
+	default:
+		return fmt.Sprintf("%s\n\nNotes on %s: background, how it works, what went wrong, and what we do about it.", q, lower)
+	}
+}

@@ -1,0 +1,212 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+)
+
+// Rerank rescores the shortlist with a model that reads the query and each
+// candidate passage, in one batched pass. It reorders; it cannot recall: notes
+// past Candidates are dropped, since their scores would be on another scale.
+type Rerank struct {
+	Model      string `yaml:"model"`      // the scoring model (default per scorer)
+	Candidates int    `yaml:"candidates"` // shortlist size (default 30)
+	// Passage is what the model reads for a note: "snippet" (the title and at
+	// most 240 characters of the best chunk), "chunk" (the whole best chunk) or
+	// "note" (the note's text, as much as the model's window holds).
+	Passage string `yaml:"passage"`
+	// Scorer is "cross-encoder" (a logit per pair) or "bi-encoder" (cosine
+	// between the query's and the passage's embeddings from the embedder), so
+	// the passage question can be measured without the cross-encoder.
+	Scorer string `yaml:"scorer"`
+}
+
+// SnippetChars is the snippet passage's length.
+const SnippetChars = 240
+
+// noteChars bounds the "note" passage before the tokenizer's window cuts it:
+// 512 tokens are about 2,500 characters of English.
+const noteChars = 4000
+
+// Name implements Stage.
+func (*Rerank) Name() string { return "rerank" }
+
+// Validate implements Stage.
+func (r *Rerank) Validate() error {
+	if r.Candidates == 0 {
+		r.Candidates = 30
+	}
+	if r.Passage == "" {
+		r.Passage = "snippet"
+	}
+	if r.Scorer == "" {
+		r.Scorer = "cross-encoder"
+	}
+	if r.Candidates < 1 || r.Candidates > 200 {
+		return fmt.Errorf("candidates %d is outside 1..200", r.Candidates)
+	}
+	switch r.Passage {
+	case "snippet", "chunk", "note":
+	default:
+		return fmt.Errorf("passage %q is not one of snippet, chunk, note", r.Passage)
+	}
+	switch r.Scorer {
+	case "cross-encoder":
+		if r.Model == "" {
+			r.Model = models.DefaultCrossEncoder
+		}
+	case "bi-encoder":
+		if r.Model == "" {
+			r.Model = models.DefaultEmbedder
+		}
+	default:
+		return fmt.Errorf("scorer %q is not one of cross-encoder, bi-encoder", r.Scorer)
+	}
+	return nil
+}
+
+// Run implements Stage.
+func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
+	if st.Ranking == nil && len(st.Steps) == 0 {
+		return ErrNoRanking
+	}
+	// Load the model before anything else: a missing model fails the stage
+	// even when there is nothing to rerank, so it never passes as a no-op.
+	var score func([]string) ([]float32, error)
+	switch r.Scorer {
+	case "cross-encoder":
+		ce, err := env.Models.CrossEncoder(ctx, r.Model)
+		if err != nil {
+			return err
+		}
+		score = func(ps []string) ([]float32, error) { return ce.Score(ctx, st.Query.Text, ps) }
+	case "bi-encoder":
+		emb, err := env.Models.Embedder(ctx, r.Model)
+		if err != nil {
+			return err
+		}
+		score = func(ps []string) ([]float32, error) { return biEncode(ctx, env, st, emb, ps) }
+	}
+	cands := st.Ranking[:min(r.Candidates, len(st.Ranking))]
+	if len(cands) == 0 {
+		st.rerank(r.Name(), nil, "")
+		return nil
+	}
+	passages, err := r.passages(ctx, env.DB, st, cands)
+	if err != nil {
+		return err
+	}
+	scores, err := score(passages)
+	if err != nil {
+		return fmt.Errorf("rerank: %w", err)
+	}
+	out := make([]Item, len(cands))
+	for i, it := range cands {
+		it.Score = float64(scores[i])
+		out[i] = it
+	}
+	sortByScore(out) // equal scores keep the fused order
+	st.rerank(r.Name(), out, fmt.Sprintf("%s over %d %s passages", r.Model, len(cands), r.Passage))
+	return nil
+}
+
+func (r *Rerank) passages(ctx context.Context, db *index.DB, st *State, items []Item) ([]string, error) {
+	notes, err := st.Notes(ctx, db, items)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = it.ChunkID
+	}
+	chunks, err := db.Chunks(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		n, c := notes[it.NoteID], chunks[it.ChunkID]
+		switch r.Passage {
+		case "snippet":
+			out[i] = n.Title + "\n" + Prefix(sectionText(c), SnippetChars)
+		case "chunk":
+			out[i] = n.Title + "\n" + sectionText(c)
+		case "note":
+			text, err := NoteText(ctx, db, n)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = text
+		}
+	}
+	return out, nil
+}
+
+// sectionText is a chunk's heading and body.
+func sectionText(c index.ChunkRow) string {
+	if c.Heading == "" {
+		return c.Body
+	}
+	return c.Heading + "\n" + c.Body
+}
+
+// NoteText rebuilds a note's text from its chunks, title first, cut at
+// noteChars: the model's window cuts it again at 512 tokens.
+func NoteText(ctx context.Context, db *index.DB, n index.NoteRow) (string, error) {
+	cs, err := db.NoteChunks(ctx, n.ID)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(n.Title)
+	for _, c := range cs {
+		if b.Len() >= noteChars {
+			break
+		}
+		b.WriteString("\n")
+		if c.Heading != "" && c.Part <= 1 {
+			b.WriteString(c.Heading + "\n")
+		}
+		b.WriteString(c.Body)
+	}
+	return truncateRunes(b.String(), noteChars), nil
+}
+
+// biEncode scores passages by cosine with the query embedding, embedding each
+// passage text once per process (env.Passages caches them).
+func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages []string) ([]float32, error) {
+	qv, err := st.QueryVector(ctx, emb)
+	if err != nil {
+		return nil, err
+	}
+	vecs := make([][]float32, len(passages))
+	var todo []string
+	var at []int
+	for i, p := range passages {
+		if v, ok := env.Passages.get(emb.Name(), p); ok {
+			vecs[i] = v
+			continue
+		}
+		todo = append(todo, p)
+		at = append(at, i)
+	}
+	if len(todo) > 0 {
+		got, err := emb.EmbedPassages(ctx, todo)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range got {
+			vecs[at[k]] = v
+			env.Passages.put(emb.Name(), todo[k], v)
+		}
+	}
+	out := make([]float32, len(passages))
+	for i, v := range vecs {
+		out[i] = float32(models.Cosine(qv, v))
+	}
+	return out, nil
+}

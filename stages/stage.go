@@ -1,0 +1,186 @@
+// Package stages holds the retrieval stages a pipeline is built from: keyword,
+// vector, hyde, rrf, rerank and recency. Each is a plain struct decoded from a
+// configuration file, with a Run method over a shared State.
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/vault-rag/vault-rag/index"
+)
+
+// Stage is one step of a pipeline.
+type Stage interface {
+	// Name is the stage's configuration key ("keyword", "rrf", ...).
+	Name() string
+	// Validate checks the stage's settings, filling in defaults.
+	Validate() error
+	// Run reads and extends the state.
+	Run(ctx context.Context, env *Env, st *State) error
+}
+
+// Embedder embeds queries and passages into one vector space.
+type Embedder interface {
+	Name() string
+	EmbedQuery(ctx context.Context, q string) ([]float32, error)
+	EmbedPassages(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// PairScorer scores (query, passage) pairs jointly: a cross-encoder.
+type PairScorer interface {
+	Score(ctx context.Context, query string, passages []string) ([]float32, error)
+}
+
+// Models gives stages their models. Implementations load each model once and
+// return an error wrapping models.ErrNotInstalled when its files are absent.
+type Models interface {
+	Embedder(ctx context.Context, name string) (Embedder, error)
+	CrossEncoder(ctx context.Context, name string) (PairScorer, error)
+}
+
+// Env is what stages run against: the index and the models, shared by every
+// query of a process.
+type Env struct {
+	DB       *index.DB
+	Models   Models
+	Passages *VectorCache // passage embeddings for the bi-encoder scorer; nil disables caching
+}
+
+// Query is one search request.
+type Query struct {
+	Text   string
+	Filter index.Filter
+	// Now is the clock recency measures age from. Stages never read the wall
+	// clock: the caller sets it, so a run can be reproduced.
+	Now time.Time
+}
+
+// Item is one note in a ranked list, with the chunk that stood for it.
+type Item struct {
+	NoteID  int64
+	ChunkID int64
+	Score   float64
+}
+
+// List is a ranked list of notes, best first.
+type List struct {
+	Stage string
+	Items []Item
+}
+
+// Step records what one stage did, for explain output and the eval harness's
+// stage diagnosis.
+type Step struct {
+	Stage    string
+	Items    []Item // the ranking after this stage
+	Info     string // e.g. the outcome of a scope escalation
+	Duration time.Duration
+}
+
+// State is the working state of one query through a pipeline.
+type State struct {
+	Query Query
+	// Lists are the retrieval lists produced so far (keyword, vector, hyde),
+	// in stage order: what rrf fuses.
+	Lists []List
+	// Ranking is the current ranking: the latest list a stage produced or
+	// reordered. Nil until a retrieval stage runs.
+	Ranking []Item
+	Steps   []Step
+
+	mu       sync.Mutex
+	queryVec map[string][]float32
+	notes    map[int64]index.NoteRow
+}
+
+// NewState starts a query.
+func NewState(q Query) *State { return &State{Query: q} }
+
+// QueryVector embeds the query once per embedder per query, however many
+// stages ask.
+func (s *State) QueryVector(ctx context.Context, emb Embedder) ([]float32, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.queryVec[emb.Name()]; ok {
+		return v, nil
+	}
+	v, err := emb.EmbedQuery(ctx, s.Query.Text)
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	if s.queryVec == nil {
+		s.queryVec = map[string][]float32{}
+	}
+	s.queryVec[emb.Name()] = v
+	return v, nil
+}
+
+// Notes loads (and caches) the notes of the given items.
+func (s *State) Notes(ctx context.Context, db *index.DB, items []Item) (map[int64]index.NoteRow, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var missing []int64
+	for _, it := range items {
+		if _, ok := s.notes[it.NoteID]; !ok {
+			missing = append(missing, it.NoteID)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := db.Notes(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		if s.notes == nil {
+			s.notes = map[int64]index.NoteRow{}
+		}
+		for id, n := range got {
+			s.notes[id] = n
+		}
+	}
+	return s.notes, nil
+}
+
+// produce records a retrieval stage's list: it joins the lists rrf fuses and
+// becomes the current ranking.
+func (s *State) produce(stage string, items []Item, info string) {
+	s.Lists = append(s.Lists, List{Stage: stage, Items: items})
+	s.Ranking = items
+	s.Steps = append(s.Steps, Step{Stage: stage, Items: items, Info: info})
+}
+
+// rerank records a stage that reorders the current ranking.
+func (s *State) rerank(stage string, items []Item, info string) {
+	s.Ranking = items
+	s.Steps = append(s.Steps, Step{Stage: stage, Items: items, Info: info})
+}
+
+// ErrNoRanking says a reordering stage ran before any retrieval stage.
+var ErrNoRanking = errors.New("no ranking to work on: put a retrieval stage (keyword, vector, hyde) first")
+
+// notesFromHits keeps each note's best chunk, in hit order, at most limit.
+func notesFromHits(hits []index.Hit, limit int) []Item {
+	seen := map[int64]bool{}
+	var out []Item
+	for _, h := range hits {
+		if seen[h.NoteID] {
+			continue
+		}
+		seen[h.NoteID] = true
+		out = append(out, Item{NoteID: h.NoteID, ChunkID: h.ChunkID, Score: h.Score})
+		if len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+// sortByScore orders items by score, highest first; equal scores keep their
+// previous order, so every reordering is deterministic.
+func sortByScore(items []Item) {
+	sort.SliceStable(items, func(i, j int) bool { return items[i].Score > items[j].Score })
+}

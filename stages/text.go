@@ -1,0 +1,101 @@
+package stages
+
+import (
+	"strings"
+	"unicode"
+)
+
+// maxQueryTerms bounds the terms a query contributes to a keyword search: a
+// 100 KB paste still makes a bounded FTS5 expression.
+const maxQueryTerms = 64
+
+// Terms splits text into the lower-cased alphanumeric runs FTS5's unicode61
+// tokenizer would index, each once, in order, at most maxQueryTerms.
+func Terms(text string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	}) {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		out = append(out, f)
+		if len(out) == maxQueryTerms {
+			break
+		}
+	}
+	return out
+}
+
+// MatchExpr turns user text into an FTS5 query that is only ever plain text:
+// each term double-quoted (so NEAR, AND, OR, NOT, *, ^, -, column filters and
+// parentheses are words, not syntax), joined with OR as BM25 expects. An empty
+// result means the text has nothing to search for.
+func MatchExpr(text string) string {
+	terms := Terms(text)
+	for i, t := range terms {
+		terms[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(terms, " OR ")
+}
+
+// Snippet returns at most n characters of text (on rune boundaries, white space
+// folded): the window holding the most query terms, preferring the earliest.
+func Snippet(text string, terms []string, n int) string {
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return ""
+	}
+	joined := strings.Join(words, " ")
+	if len([]rune(joined)) <= n {
+		return joined
+	}
+	want := map[string]bool{}
+	for _, t := range terms {
+		want[t] = true
+	}
+	hit := make([]bool, len(words))
+	for i, w := range words {
+		for _, t := range Terms(w) {
+			if want[t] {
+				hit[i] = true
+			}
+		}
+	}
+	best, bestHits := 0, -1
+	for start := range words {
+		length, hits := 0, 0
+		for j := start; j < len(words); j++ {
+			length += len([]rune(words[j])) + 1
+			if length > n+1 {
+				break
+			}
+			if hit[j] {
+				hits++
+			}
+		}
+		if hits > bestHits {
+			best, bestHits = start, hits
+		}
+	}
+	return truncateRunes(strings.Join(words[best:], " "), n)
+}
+
+// Prefix returns at most n characters of text with white space folded.
+func Prefix(text string, n int) string {
+	return truncateRunes(strings.Join(strings.Fields(text), " "), n)
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := string(r[:n])
+	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
+		cut = cut[:i]
+	}
+	return cut
+}

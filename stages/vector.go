@@ -1,0 +1,132 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vault-rag/vault-rag/index"
+)
+
+// Vector is nearest-neighbour search over chunk embeddings with sqlite-vec.
+//
+// Structured filters apply after the KNN, and filtering a truncated top-K can
+// leave nothing for a scope the vault does cover. So when a filter is set, the
+// stage escalates K along Ladder until enough in-scope notes survive, the index
+// drains, or the ladder ends, and says which: "nothing matched" and "stopped
+// looking" are different answers.
+type Vector struct {
+	Limit  int    `yaml:"limit"`  // notes to keep (default 40)
+	Model  string `yaml:"model"`  // embedder (default bge-small-en-v1.5)
+	Ladder []int  `yaml:"ladder"` // chunk counts to try, ascending (default 4×limit, 16×, 64×, 4096)
+}
+
+// Name implements Stage.
+func (*Vector) Name() string { return "vector" }
+
+// Validate implements Stage.
+func (v *Vector) Validate() error {
+	if v.Limit == 0 {
+		v.Limit = 40
+	}
+	if v.Limit < 1 || v.Limit > 10000 {
+		return fmt.Errorf("limit %d is outside 1..10000", v.Limit)
+	}
+	return validateLadder(&v.Ladder, v.Limit)
+}
+
+func validateLadder(l *[]int, limit int) error {
+	if len(*l) == 0 {
+		*l = []int{4 * limit, 16 * limit, 64 * limit, index.MaxKNN}
+	}
+	prev := 0
+	for _, k := range *l {
+		if k <= prev {
+			return fmt.Errorf("ladder %v must rise", *l)
+		}
+		prev = k
+	}
+	for i := range *l {
+		(*l)[i] = min((*l)[i], index.MaxKNN)
+	}
+	return nil
+}
+
+// Run implements Stage.
+func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
+	emb, err := env.Models.Embedder(ctx, v.Model)
+	if err != nil {
+		return err
+	}
+	qv, err := st.QueryVector(ctx, emb)
+	if err != nil {
+		return err
+	}
+	items, info, err := knnNotes(ctx, env.DB, qv, v.Limit, v.Ladder, st.Query.Filter)
+	if err != nil {
+		return err
+	}
+	st.produce(v.Name(), items, info)
+	return nil
+}
+
+// Scope outcomes of a filtered KNN.
+const (
+	OutcomeFilled    = "filled"     // enough in-scope notes were found
+	OutcomeDrained   = "drained"    // every chunk was examined: there are no more in scope
+	OutcomeLadderEnd = "ladder-end" // stopped looking at the ladder's last rung; more may exist
+)
+
+// knnNotes runs the KNN ladder and returns up to limit notes (best chunk each)
+// and a line saying how the search ended.
+func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder []int, f index.Filter) ([]Item, string, error) {
+	total, err := db.ChunkCount(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	want := limit
+	if !f.Empty() {
+		// A scope holding fewer notes than limit is filled once it is all found.
+		_, inScope, err := db.List(ctx, f, 0, 0)
+		if err != nil {
+			return nil, "", err
+		}
+		want = min(limit, inScope)
+		if want == 0 {
+			return nil, fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", OutcomeDrained, total), nil
+		}
+	}
+	var items []Item
+	for i, k := range ladder {
+		hits, err := db.Nearest(ctx, qv, k)
+		if err != nil {
+			return nil, "", err
+		}
+		if !f.Empty() {
+			ids := make([]int64, len(hits))
+			for j, h := range hits {
+				ids[j] = h.NoteID
+			}
+			ok, err := db.Matching(ctx, ids, f)
+			if err != nil {
+				return nil, "", err
+			}
+			kept := hits[:0]
+			for _, h := range hits {
+				if ok[h.NoteID] {
+					kept = append(kept, h)
+				}
+			}
+			hits = kept
+		}
+		items = notesFromHits(hits, limit)
+		switch {
+		case len(items) >= want:
+			return items, fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", OutcomeFilled, len(items), min(k, total), total), nil
+		case k >= total:
+			return items, fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", OutcomeDrained, total, len(items)), nil
+		case i == len(ladder)-1 || k >= index.MaxKNN:
+			return items, fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", OutcomeLadderEnd, k, total, len(items), want), nil
+		}
+	}
+	return items, "", nil
+}
