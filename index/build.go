@@ -432,11 +432,7 @@ func readMeta(ctx context.Context, db interface {
 
 // finish resolves wikilinks to note ids and records what the index is.
 func finish(ctx context.Context, tx *sql.Tx, emb Embedder, vault string) error {
-	// A link names a note by its path without .md, or by its file name alone;
-	// the path wins, then the first note in path order with that file name.
-	if _, err := tx.ExecContext(ctx, `UPDATE links SET target_id = coalesce(
-		(SELECT id FROM notes WHERE key = lower(links.target)),
-		(SELECT id FROM notes WHERE base = lower(links.target) ORDER BY path LIMIT 1))`); err != nil {
+	if err := resolveLinks(ctx, tx); err != nil {
 		return fmt.Errorf("resolve links: %w", err)
 	}
 	fp, err := fingerprint(ctx, tx)
@@ -455,6 +451,62 @@ func finish(ctx context.Context, tx *sql.Tx, emb Embedder, vault string) error {
 	for k, v := range meta {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
 			return fmt.Errorf("write index metadata: %w", err)
+		}
+	}
+	return nil
+}
+
+// resolveLinks sets every link's target_id. A link names a note by its path
+// without .md, or by its file name alone, in any case; the path wins, then the
+// first note in path order with that file name. Targets are lower-cased in Go,
+// as the keys were: SQLite's lower() folds ASCII only, so [[Über]] would never
+// meet the key "über".
+func resolveLinks(ctx context.Context, tx *sql.Tx) error {
+	type link struct {
+		rowid  int64
+		target string
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, target FROM links`)
+	if err != nil {
+		return err
+	}
+	var links []link
+	for rows.Next() {
+		var l link
+		if err := rows.Scan(&l.rowid, &l.target); err != nil {
+			rows.Close()
+			return err
+		}
+		links = append(links, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	find, err := tx.PrepareContext(ctx, `SELECT coalesce(
+		(SELECT id FROM notes WHERE key = ?1),
+		(SELECT id FROM notes WHERE base = ?1 ORDER BY path LIMIT 1))`)
+	if err != nil {
+		return err
+	}
+	defer find.Close()
+	set, err := tx.PrepareContext(ctx, `UPDATE links SET target_id = ? WHERE rowid = ?`)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	resolved := map[string]sql.NullInt64{}
+	for _, l := range links {
+		key := strings.ToLower(l.target)
+		id, ok := resolved[key]
+		if !ok {
+			if err := find.QueryRowContext(ctx, key).Scan(&id); err != nil {
+				return err
+			}
+			resolved[key] = id
+		}
+		if _, err := set.ExecContext(ctx, id, l.rowid); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -598,4 +650,16 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// VaultStamp hashes what an index of these files would be built from: every
+// file's path and content, the embedder and the schema. Two equal stamps build
+// equal indexes, so a cached index with the same stamp can be reused as is.
+func VaultStamp(files []File, embedder string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "schema %s\nembedder %s\n", SchemaVersion, embedder)
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00%s\n", f.Path, f.Hash)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

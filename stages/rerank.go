@@ -100,6 +100,11 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
+	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && env.DB.Meta("embedder") == r.Model {
+		// The chunk passage is the text the indexer embedded with this very
+		// model: its stored vector is the passage embedding.
+		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, st, r.Model, cands) }
+	}
 	scores, err := score(passages)
 	if err != nil {
 		return fmt.Errorf("rerank: %w", err)
@@ -206,6 +211,36 @@ func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages [
 	}
 	out := make([]float32, len(passages))
 	for i, v := range vecs {
+		out[i] = float32(models.Cosine(qv, v))
+	}
+	return out, nil
+}
+
+// storedCosine scores candidates by the cosine between the query embedding and
+// their chunks' stored embeddings.
+func storedCosine(ctx context.Context, env *Env, st *State, model string, items []Item) ([]float32, error) {
+	emb, err := env.Models.Embedder(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	qv, err := st.QueryVector(ctx, emb)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = it.ChunkID
+	}
+	vecs, err := env.DB.Vectors(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, len(items))
+	for i, it := range items {
+		v, ok := vecs[it.ChunkID]
+		if !ok {
+			return nil, fmt.Errorf("no stored embedding for chunk %d", it.ChunkID)
+		}
 		out[i] = float32(models.Cosine(qv, v))
 	}
 	return out, nil

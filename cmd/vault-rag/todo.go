@@ -5,6 +5,5 @@ import (
 	"errors"
 )
 
-func cmdEval(ctx context.Context, args []string) error  { return errors.New("not yet") }
 func cmdServe(ctx context.Context, args []string) error { return errors.New("not yet") }
 func cmdGen(ctx context.Context, args []string) error   { return errors.New("not yet") }

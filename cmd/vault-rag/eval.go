@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/pipeline"
+)
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func cmdEval(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	var datasets, configs listFlag
+	fs.Var(&datasets, "dataset", `"demo" (the demo vault and eval/queries.json) or a BEIR-layout folder; repeatable (default: demo)`)
+	fs.Var(&configs, "config", "configuration name; repeatable (default: every file in configs/ and experiments/)")
+	check := fs.Bool("check", false, "compare with baselines/ and exit 1 on any difference; writes nothing")
+	update := fs.Bool("update", false, "rewrite baselines/<dataset>.json")
+	reportDir := fs.String("report", "", "write a markdown report, charts and TREC run files here")
+	markdown := fs.Bool("markdown", false, "print the tables as markdown")
+	reference := fs.String("reference", "shipping", "the configuration others are compared with")
+	root := fs.String("root", ".", "folder holding configs/, experiments/, eval/, vault/ and baselines/")
+	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
+	if err := fs.Parse(args); err != nil {
+		return exitError{code: 2}
+	}
+	if *check && *update {
+		return errors.New("--check and --update exclude each other")
+	}
+	now, err := parseNow(*nowFlag)
+	if err != nil {
+		return err
+	}
+	if len(datasets) == 0 {
+		datasets = listFlag{"demo"}
+	}
+	cfgs, err := loadConfigs(*root, configs)
+	if err != nil {
+		return err
+	}
+	reg, err := newRegistry()
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	work := filepath.Join(models.DataDir(), "eval")
+	start := time.Now()
+	failed := false
+	for _, name := range datasets {
+		ds, err := loadDataset(*root, name, work)
+		if err != nil {
+			return err
+		}
+		run, err := eval.Run(ctx, ds, eval.Options{Configs: cfgs, Registry: reg, WorkDir: work, Now: now,
+			Log: func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }})
+		if err != nil {
+			return err
+		}
+		if *markdown {
+			fmt.Printf("\n### %s\n\n", ds.Name)
+			eval.MarkdownTables(os.Stdout, run, *reference)
+		} else {
+			eval.PrintTables(os.Stdout, run, *reference)
+		}
+		if *reportDir != "" {
+			if err := eval.WriteReport(*reportDir, run, *reference); err != nil {
+				return fmt.Errorf("write report: %w", err)
+			}
+		}
+		path := eval.BaselinePath(*root, ds.Name)
+		cur := eval.BaselineOf(run)
+		switch {
+		case *update:
+			if err := eval.WriteBaseline(path, cur); err != nil {
+				return err
+			}
+			fmt.Printf("eval: wrote %s\n", path)
+		case *check:
+			old, err := eval.ReadBaseline(path)
+			if err != nil {
+				return fmt.Errorf("eval --check: %w (write it with `vault-rag eval --update`)", err)
+			}
+			if diff := eval.Diff(old, cur); len(diff) > 0 {
+				failed = true
+				fmt.Printf("eval --check: %s differs from %s in %d places:\n", ds.Name, path, len(diff))
+				for _, d := range diff {
+					fmt.Println("  " + d)
+				}
+			} else {
+				fmt.Printf("eval --check: %s matches %s\n", ds.Name, path)
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "eval: done in %s\n", time.Since(start).Round(time.Millisecond))
+	if failed {
+		return exitError{code: 1, msg: "eval --check: numbers moved; if the change is intended, run `vault-rag eval --update` and commit the diff with its reason"}
+	}
+	return nil
+}
+
+func loadDataset(root, name, work string) (*eval.Dataset, error) {
+	if name == "demo" {
+		return eval.LoadDemo(root)
+	}
+	st, err := os.Stat(name)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("dataset %q is neither \"demo\" nor a BEIR-layout folder", name)
+	}
+	return eval.LoadBEIR(name, filepath.Join(work, filepath.Base(filepath.Clean(name))))
+}
+
+// loadConfigs reads the named configurations, or every one.
+func loadConfigs(root string, names []string) ([]*pipeline.Config, error) {
+	if len(names) > 0 {
+		var out []*pipeline.Config
+		for _, n := range names {
+			c, err := pipeline.Find(root, n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+		return out, nil
+	}
+	var out []*pipeline.Config
+	seen := map[string]string{}
+	for _, dir := range []string{"configs", "experiments"} {
+		cs, err := pipeline.LoadDir(filepath.Join(root, dir))
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			if prev, dup := seen[c.Name]; dup {
+				return nil, fmt.Errorf("configuration name %q is used by both %s and %s", c.Name, prev, c.File)
+			}
+			seen[c.Name] = c.File
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

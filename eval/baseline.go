@@ -1,0 +1,228 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Fixed4 is a number written with four decimals, so a baseline diff shows a
+// change at the fourth decimal and nothing below it (float noise).
+type Fixed4 float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Fixed4) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatFloat(float64(f), 'f', 4, 64)), nil
+}
+
+// Metrics are a configuration's mean measures, as committed.
+type Metrics struct {
+	Recall1  Fixed4 `json:"recall@1"`
+	Recall3  Fixed4 `json:"recall@3"`
+	Recall5  Fixed4 `json:"recall@5"`
+	Recall10 Fixed4 `json:"recall@10"`
+	MRR10    Fixed4 `json:"mrr@10"`
+	NDCG10   Fixed4 `json:"ndcg@10"`
+}
+
+func metricsOf(s Scores) Metrics {
+	return Metrics{Fixed4(s.Recall[1]), Fixed4(s.Recall[3]), Fixed4(s.Recall[5]), Fixed4(s.Recall[10]), Fixed4(s.MRR), Fixed4(s.NDCG)}
+}
+
+// Baseline is baselines/<dataset>.json: every configuration's figures and
+// per-query ranks, in a stable order.
+type Baseline struct {
+	Dataset string           `json:"dataset"`
+	Queries int              `json:"queries"`
+	Notes   int              `json:"notes"`
+	Chunks  int              `json:"chunks"`
+	Stamp   string           `json:"index_stamp"`
+	Configs []BaselineConfig `json:"configs"`
+}
+
+// BaselineConfig is one configuration's committed figures.
+type BaselineConfig struct {
+	Name    string             `json:"name"`
+	Status  string             `json:"status"` // "ok" or "skipped: <reason>"
+	Metrics *Metrics           `json:"metrics,omitempty"`
+	ByKind  map[string]Metrics `json:"by_kind,omitempty"`
+	// Ranks maps a query id to the ranks (1..10) of its relevant notes in the
+	// top 10, e.g. "p01": [2, 7]; [] when none made it.
+	Ranks map[string][]int `json:"ranks,omitempty"`
+}
+
+// BaselineOf turns a run into its committed form.
+func BaselineOf(r *DatasetRun) Baseline {
+	b := Baseline{Dataset: r.Dataset.Name, Queries: len(r.Dataset.Queries), Notes: r.Notes, Chunks: r.Chunks, Stamp: r.Stamp}
+	for _, c := range r.Configs {
+		bc := BaselineConfig{Name: c.Name, Status: "ok"}
+		if c.Skipped != "" {
+			bc.Status = "skipped: " + c.Skipped
+		} else {
+			m := metricsOf(c.Mean)
+			bc.Metrics = &m
+			if len(c.ByKind) > 0 {
+				bc.ByKind = map[string]Metrics{}
+				for k, s := range c.ByKind {
+					bc.ByKind[k] = metricsOf(s)
+				}
+			}
+			bc.Ranks = map[string][]int{}
+			for _, q := range c.Queries {
+				bc.Ranks[q.ID] = append([]int{}, q.RelevantRanks...)
+			}
+		}
+		b.Configs = append(b.Configs, bc)
+	}
+	sort.Slice(b.Configs, func(i, j int) bool { return b.Configs[i].Name < b.Configs[j].Name })
+	return b
+}
+
+// Encode writes a baseline as indented JSON (map keys sorted by encoding/json).
+func (b Baseline) Encode() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(b); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// BaselinePath is where a dataset's baseline lives.
+func BaselinePath(root, dataset string) string {
+	return filepath.Join(root, "baselines", dataset+".json")
+}
+
+// WriteBaseline writes a baseline file.
+func WriteBaseline(path string, b Baseline) error {
+	raw, err := b.Encode()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, raw, 0o644)
+}
+
+// ReadBaseline reads a committed baseline.
+func ReadBaseline(path string) (Baseline, error) {
+	var b Baseline
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return b, err
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return b, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// Diff lists every difference between a committed baseline and a new run, one
+// readable line each; none means the gate passes. It compares the committed
+// form, so only what a baseline file would show can differ.
+func Diff(old, cur Baseline) []string {
+	oldRaw, _ := old.Encode()
+	curRaw, _ := cur.Encode()
+	if bytes.Equal(oldRaw, curRaw) {
+		return nil
+	}
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	if old.Queries != cur.Queries || old.Notes != cur.Notes || old.Chunks != cur.Chunks {
+		add("dataset: queries %d → %d, notes %d → %d, chunks %d → %d", old.Queries, cur.Queries, old.Notes, cur.Notes, old.Chunks, cur.Chunks)
+	}
+	if old.Stamp != cur.Stamp {
+		add("index stamp: %s → %s (the vault, the embedder or the schema changed)", short(old.Stamp), short(cur.Stamp))
+	}
+	olds := map[string]BaselineConfig{}
+	for _, c := range old.Configs {
+		olds[c.Name] = c
+	}
+	curs := map[string]bool{}
+	for _, c := range cur.Configs {
+		curs[c.Name] = true
+		o, ok := olds[c.Name]
+		if !ok {
+			add("%s: new configuration (%s), not in the baseline", c.Name, c.Status)
+			continue
+		}
+		if o.Status != c.Status {
+			add("%s: status %q → %q", c.Name, o.Status, c.Status)
+			continue
+		}
+		if o.Metrics != nil && c.Metrics != nil {
+			diffMetrics(c.Name, "", *o.Metrics, *c.Metrics, add)
+		}
+		kinds := map[string]bool{}
+		for k := range o.ByKind {
+			kinds[k] = true
+		}
+		for k := range c.ByKind {
+			kinds[k] = true
+		}
+		for _, k := range sortedKeys(kinds) {
+			diffMetrics(c.Name, " ["+k+"]", o.ByKind[k], c.ByKind[k], add)
+		}
+		ids := map[string]bool{}
+		for id := range o.Ranks {
+			ids[id] = true
+		}
+		for id := range c.Ranks {
+			ids[id] = true
+		}
+		for _, id := range sortedKeys(ids) {
+			if fmt.Sprint(o.Ranks[id]) != fmt.Sprint(c.Ranks[id]) {
+				add("%s: query %s: relevant ranks %v → %v", c.Name, id, o.Ranks[id], c.Ranks[id])
+			}
+		}
+	}
+	for _, c := range old.Configs {
+		if !curs[c.Name] {
+			add("%s: in the baseline but not run", c.Name)
+		}
+	}
+	if len(out) == 0 {
+		add("the baseline file differs from what this run would write (formatting or order)")
+	}
+	return out
+}
+
+func diffMetrics(name, kind string, o, c Metrics, add func(string, ...any)) {
+	ob, _ := json.Marshal(o)
+	cb, _ := json.Marshal(c)
+	var om, cm map[string]json.Number
+	json.Unmarshal(ob, &om)
+	json.Unmarshal(cb, &cm)
+	keys := map[string]bool{}
+	for k := range om {
+		keys[k] = true
+	}
+	for _, k := range sortedKeys(keys) {
+		if om[k] != cm[k] {
+			add("%s%s: %s %s → %s", name, kind, k, om[k], cm[k])
+		}
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return strings.TrimSpace(s)
+}

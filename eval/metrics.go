@@ -1,0 +1,104 @@
+package eval
+
+import "math"
+
+// Cutoffs are the recall depths reported.
+var Cutoffs = []int{1, 3, 5, 10}
+
+// Scores are one query's (or a mean's) measures.
+type Scores struct {
+	Recall map[int]float64 // recall@k: fraction of the relevant notes in the top k
+	MRR    float64         // reciprocal rank of the first relevant note within 10
+	NDCG   float64         // nDCG@10 with linear gain (trec_eval's ndcg_cut_10)
+}
+
+// Score measures one ranking (note paths, best first) against judgements.
+func Score(ranked []string, rel map[string]int) Scores {
+	s := Scores{Recall: map[int]float64{}}
+	nrel := 0
+	for _, g := range rel {
+		if g > 0 {
+			nrel++
+		}
+	}
+	if nrel == 0 {
+		return s
+	}
+	for _, k := range Cutoffs {
+		found := 0
+		for _, p := range ranked[:min(k, len(ranked))] {
+			if rel[p] > 0 {
+				found++
+			}
+		}
+		s.Recall[k] = float64(found) / float64(nrel)
+	}
+	for i, p := range ranked[:min(10, len(ranked))] {
+		if rel[p] > 0 {
+			s.MRR = 1 / float64(i+1)
+			break
+		}
+	}
+	s.NDCG = ndcg(ranked, rel, 10)
+	return s
+}
+
+func ndcg(ranked []string, rel map[string]int, k int) float64 {
+	dcg := 0.0
+	for i, p := range ranked[:min(k, len(ranked))] {
+		dcg += float64(rel[p]) / math.Log2(float64(i+2))
+	}
+	var grades []int
+	for _, g := range rel {
+		if g > 0 {
+			grades = append(grades, g)
+		}
+	}
+	// ideal: grades in descending order
+	for i := 1; i < len(grades); i++ {
+		for j := i; j > 0 && grades[j] > grades[j-1]; j-- {
+			grades[j], grades[j-1] = grades[j-1], grades[j]
+		}
+	}
+	idcg := 0.0
+	for i, g := range grades[:min(k, len(grades))] {
+		idcg += float64(g) / math.Log2(float64(i+2))
+	}
+	if idcg == 0 {
+		return 0
+	}
+	return dcg / idcg
+}
+
+// FirstRelevant is the 1-based rank of the first relevant note, 0 if none is
+// ranked.
+func FirstRelevant(ranked []string, rel map[string]int) int {
+	for i, p := range ranked {
+		if rel[p] > 0 {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// Mean averages scores.
+func Mean(all []Scores) Scores {
+	m := Scores{Recall: map[int]float64{}}
+	if len(all) == 0 {
+		return m
+	}
+	for _, s := range all {
+		for _, k := range Cutoffs {
+			m.Recall[k] += s.Recall[k]
+		}
+		m.MRR += s.MRR
+		m.NDCG += s.NDCG
+	}
+	n := float64(len(all))
+	for _, k := range Cutoffs {
+		m.Recall[k] /= n
+	}
+	m.MRR /= n
+	m.NDCG /= n
+	return m
+}

@@ -1,0 +1,357 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+func f4(x float64) string { return fmt.Sprintf("%.4f", x) }
+
+func ms(r *ConfigRun, p float64) string {
+	return fmt.Sprintf("%.1f", float64(Percentile(r.Latency, p).Microseconds())/1000)
+}
+
+// summaryRows are the rows of the main table: one per configuration.
+func summaryRows(r *DatasetRun) ([]string, [][]string) {
+	head := []string{"configuration", "R@1", "R@3", "R@5", "R@10", "MRR@10", "nDCG@10", "p50 ms", "p95 ms"}
+	var rows [][]string
+	for _, c := range r.Configs {
+		if c.Skipped != "" {
+			rows = append(rows, []string{c.Name, "—", "—", "—", "—", "—", "—", "—", c.Skipped})
+			continue
+		}
+		m := c.Mean
+		rows = append(rows, []string{c.Name, f4(m.Recall[1]), f4(m.Recall[3]), f4(m.Recall[5]), f4(m.Recall[10]), f4(m.MRR), f4(m.NDCG), ms(c, 50), ms(c, 95)})
+	}
+	return head, rows
+}
+
+// kindRows split the measures by query kind (the demo vault's vocabulary and
+// paraphrase queries).
+func kindRows(r *DatasetRun) ([]string, [][]string) {
+	kinds := map[string]int{}
+	for _, q := range r.Dataset.Queries {
+		if q.Kind != "" {
+			kinds[q.Kind]++
+		}
+	}
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	head := []string{"configuration"}
+	for _, k := range names {
+		head = append(head, fmt.Sprintf("%s (%d) MRR@10", k, kinds[k]), k+" R@10", k+" nDCG@10")
+	}
+	var rows [][]string
+	for _, c := range r.Configs {
+		if c.Skipped != "" {
+			continue
+		}
+		row := []string{c.Name}
+		for _, k := range names {
+			s := c.ByKind[k]
+			row = append(row, f4(s.MRR), f4(s.Recall[10]), f4(s.NDCG))
+		}
+		rows = append(rows, row)
+	}
+	return head, rows
+}
+
+// Comparisons pairs every configuration that ran with the reference one.
+func Comparisons(r *DatasetRun, reference string) []Comparison {
+	var base *ConfigRun
+	for _, c := range r.Configs {
+		if c.Name == reference && c.Skipped == "" {
+			base = c
+		}
+	}
+	if base == nil {
+		return nil
+	}
+	var out []Comparison
+	for _, c := range r.Configs {
+		if c.Skipped != "" || c == base {
+			continue
+		}
+		out = append(out, Compare(base, c))
+	}
+	return out
+}
+
+func compareRows(cs []Comparison) ([]string, [][]string) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	head := []string{"configuration", "vs " + cs[0].Baseline, "Δ nDCG@10", "wins", "losses", "p (randomization)"}
+	var rows [][]string
+	for _, c := range cs {
+		rows = append(rows, []string{c.Config, "", fmt.Sprintf("%+.4f", c.Delta), fmt.Sprint(len(c.Wins)), fmt.Sprint(len(c.Losses)), fmt.Sprintf("%.4f", c.P)})
+	}
+	return head, rows
+}
+
+// PrintTables writes the terminal tables of one dataset.
+func PrintTables(w io.Writer, r *DatasetRun, reference string) {
+	fmt.Fprintf(w, "\n%s: %d queries, %d notes, %d chunks\n", r.Dataset.Name, len(r.Dataset.Queries), r.Notes, r.Chunks)
+	table := func(head []string, rows [][]string) {
+		if head == nil {
+			return
+		}
+		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+		t.Header(toAny(head)...)
+		for _, row := range rows {
+			t.Append(toAny(row)...)
+		}
+		t.Render()
+	}
+	table(summaryRows(r))
+	table(kindRows(r))
+	table(compareRows(Comparisons(r, reference)))
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func mdTable(w io.Writer) func([]string, [][]string) {
+	return func(head []string, rows [][]string) { writeMD(w, head, rows) }
+}
+
+func writeMD(w io.Writer, head []string, rows [][]string) {
+	if head == nil {
+		return
+	}
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+	}
+	fmt.Fprintln(w)
+}
+
+// MarkdownTables writes the summary tables as markdown (for the README).
+func MarkdownTables(w io.Writer, r *DatasetRun, reference string) {
+	md := mdTable(w)
+	md(summaryRows(r))
+	md(kindRows(r))
+	md(compareRows(Comparisons(r, reference)))
+}
+
+// WriteReport writes, under dir: <dataset>.md (tables, per-query wins and
+// losses against the reference, stage diagnosis), PNG charts, and TREC run
+// and qrels files for independent checking with trec_eval or ranx.
+func WriteReport(dir string, r *DatasetRun, reference string) error {
+	name := r.Dataset.Name
+	if err := os.MkdirAll(filepath.Join(dir, "runs", name), 0o755); err != nil {
+		return err
+	}
+	if err := writeTREC(filepath.Join(dir, "runs", name), r); err != nil {
+		return err
+	}
+	if err := qualityChart(filepath.Join(dir, name+"-quality.png"), r); err != nil {
+		return err
+	}
+	if err := latencyChart(filepath.Join(dir, name+"-latency.png"), r); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, name+".md"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "# %s\n\n%d queries, %d notes, %d chunks (index stamp %s). Source: `%s`.\n\n", name, len(r.Dataset.Queries), r.Notes, r.Chunks, short(r.Stamp), r.Dataset.Source)
+	fmt.Fprintf(f, "![quality](%s-quality.png)\n![latency](%s-latency.png)\n\n## Measures\n\n", name, name)
+	MarkdownTables(f, r, reference)
+	cs := Comparisons(r, reference)
+	if len(cs) > 0 {
+		fmt.Fprintf(f, "## Query by query against %s\n\nRank of the first relevant note in the top 10 (0: none).\n\n", reference)
+		for _, c := range cs {
+			fmt.Fprintf(f, "**%s** (Δ nDCG@10 %+.4f, p = %.4f): wins %s; losses %s\n\n", c.Config, c.Delta, c.P, changes(c.Wins), changes(c.Losses))
+		}
+	}
+	fmt.Fprintf(f, "## Stage diagnosis\n\nFor each query, the rank of its first relevant note after each stage (— : not in that stage's list), and the kind of miss when no relevant note reached the top 10: *recall* (no stage found one) or *ranking* (found, then ranked out).\n\n")
+	for _, c := range r.Configs {
+		if c.Skipped != "" || len(c.Queries) == 0 || len(c.Queries[0].Stages) < 2 {
+			continue
+		}
+		misses := map[string]int{}
+		for _, q := range c.Queries {
+			if q.Miss != "" {
+				misses[q.Miss]++
+			}
+		}
+		fmt.Fprintf(f, "### %s\n\nmisses: %d recall, %d ranking\n\n", c.Name, misses["recall"], misses["ranking"])
+		head := []string{"query"}
+		for _, s := range c.Queries[0].Stages {
+			head = append(head, s.Stage)
+		}
+		head = append(head, "miss")
+		var rows [][]string
+		for _, q := range c.Queries {
+			row := []string{q.ID}
+			for _, s := range q.Stages {
+				if s.Rank == 0 {
+					row = append(row, "—")
+				} else {
+					row = append(row, fmt.Sprint(s.Rank))
+				}
+			}
+			rows = append(rows, append(row, q.Miss))
+		}
+		writeMD(f, head, rows)
+	}
+	return nil
+}
+
+func changes(cs []Change) string {
+	if len(cs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s %d→%d", c.ID, c.From, c.To)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeTREC writes qrels.txt and one <config>.run per configuration, in the
+// formats trec_eval reads: "qid 0 docid grade" and "qid Q0 docid rank score tag".
+func writeTREC(dir string, r *DatasetRun) error {
+	var q strings.Builder
+	for _, query := range r.Dataset.Queries {
+		for _, p := range query.relevantSet() {
+			fmt.Fprintf(&q, "%s 0 %s %d\n", query.ID, trecDoc(p), query.Relevant[p])
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "qrels.txt"), []byte(q.String()), 0o644); err != nil {
+		return err
+	}
+	for _, c := range r.Configs {
+		if c.Skipped != "" {
+			continue
+		}
+		var b strings.Builder
+		for _, qr := range c.Queries {
+			for i, p := range qr.Ranked {
+				// trec_eval orders by score, so the score written is derived
+				// from the rank: the pipeline's own scores can tie.
+				fmt.Fprintf(&b, "%s Q0 %s %d %d %s\n", qr.ID, trecDoc(p), i+1, len(qr.Ranked)-i, c.Name)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, c.Name+".run"), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// trecDoc makes a note path one whitespace-free token.
+func trecDoc(p string) string { return strings.ReplaceAll(p, " ", "%20") }
+
+func qualityChart(path string, r *DatasetRun) error {
+	var ran []*ConfigRun
+	for _, c := range r.Configs {
+		if c.Skipped == "" {
+			ran = append(ran, c)
+		}
+	}
+	if len(ran) == 0 {
+		return nil
+	}
+	p := plot.New()
+	p.Title.Text = r.Dataset.Name + ": quality by configuration"
+	p.Y.Label.Text = "score"
+	p.Y.Min, p.Y.Max = 0, 1
+	measures := []struct {
+		name string
+		get  func(Scores) float64
+	}{
+		{"nDCG@10", func(s Scores) float64 { return s.NDCG }},
+		{"MRR@10", func(s Scores) float64 { return s.MRR }},
+		{"R@10", func(s Scores) float64 { return s.Recall[10] }},
+	}
+	w := vg.Points(9)
+	names := make([]string, len(ran))
+	for i, c := range ran {
+		names[i] = c.Name
+	}
+	for mi, m := range measures {
+		vals := make(plotter.Values, len(ran))
+		for i, c := range ran {
+			vals[i] = m.get(c.Mean)
+		}
+		bars, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return err
+		}
+		bars.LineStyle.Width = 0
+		bars.Color = plotutil.Color(mi)
+		bars.Offset = w * vg.Length(mi-1)
+		p.Add(bars)
+		p.Legend.Add(m.name, bars)
+	}
+	p.Legend.Top = true
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = 0.6
+	p.X.Tick.Label.XAlign = -0.9
+	return p.Save(vg.Length(80+70*len(ran)), 9*vg.Centimeter, path)
+}
+
+func latencyChart(path string, r *DatasetRun) error {
+	var ran []*ConfigRun
+	for _, c := range r.Configs {
+		if c.Skipped == "" {
+			ran = append(ran, c)
+		}
+	}
+	if len(ran) == 0 {
+		return nil
+	}
+	p := plot.New()
+	p.Title.Text = r.Dataset.Name + ": latency per query (ms)"
+	p.Y.Label.Text = "ms"
+	w := vg.Points(12)
+	names := make([]string, len(ran))
+	for i, c := range ran {
+		names[i] = c.Name
+	}
+	for pi, pct := range []float64{50, 95} {
+		vals := make(plotter.Values, len(ran))
+		for i, c := range ran {
+			vals[i] = float64(Percentile(c.Latency, pct).Microseconds()) / 1000
+		}
+		bars, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return err
+		}
+		bars.LineStyle.Width = 0
+		bars.Color = plotutil.Color(pi)
+		bars.Offset = w*vg.Length(pi) - w/2
+		p.Add(bars)
+		p.Legend.Add(fmt.Sprintf("p%.0f", pct), bars)
+	}
+	p.Legend.Top = true
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = 0.6
+	p.X.Tick.Label.XAlign = -0.9
+	return p.Save(vg.Length(80+70*len(ran)), 9*vg.Centimeter, path)
+}

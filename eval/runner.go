@@ -1,0 +1,254 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// DefaultNow is the clock every eval query runs at, so recency is reproducible.
+// It lies before any checkout's file times, so a note dated by its file time
+// (no frontmatter date, no date in its name) counts as new on every machine.
+var DefaultNow = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+
+// Depth is how many notes each query asks for: the metrics read the top 10,
+// the TREC run file holds them all.
+const Depth = 100
+
+// Options configure a run.
+type Options struct {
+	Configs  []*pipeline.Config
+	Registry *models.Registry
+	WorkDir  string // where dataset indexes are kept (data/eval)
+	Now      time.Time
+	Log      func(string)
+}
+
+// DatasetRun is every configuration's run over one dataset.
+type DatasetRun struct {
+	Dataset *Dataset
+	Stamp   string // the index's build stamp
+	Notes   int
+	Chunks  int
+	Configs []*ConfigRun
+}
+
+// ConfigRun is one configuration over one dataset.
+type ConfigRun struct {
+	Name        string
+	Description string
+	File        string
+	Skipped     string // why it did not run ("model not installed: ...")
+	Mean        Scores
+	ByKind      map[string]Scores
+	Queries     []QueryRun
+	Latency     []time.Duration // per query, in query order
+}
+
+// QueryRun is one query through one configuration.
+type QueryRun struct {
+	ID            string
+	Kind          string
+	Ranked        []string  // note paths, best first, up to Depth
+	Scores        []float64 // the final score of each ranked note
+	Score         Scores
+	RelevantRanks []int                // ranks (≤ 10) of the relevant notes found in the top 10
+	Stages        []pipeline.StageRank // rank of the first relevant note after each stage
+	Miss          string               // "" (a relevant note in the top 10), "recall" or "ranking"
+}
+
+// Run indexes a dataset (reusing a cached index of the same content) and runs
+// every configuration over its queries.
+func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
+	logf := func(format string, args ...any) {
+		if opts.Log != nil {
+			opts.Log(fmt.Sprintf(format, args...))
+		}
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = DefaultNow
+	}
+	emb, err := opts.Registry.Embedder(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("eval needs the embedder to index %s: %w", ds.Name, err)
+	}
+	work := filepath.Join(opts.WorkDir, ds.Name)
+	dbPath := filepath.Join(work, "index.db")
+	stamp, err := ensureIndex(ctx, emb, ds.VaultPath, dbPath, logf)
+	if err != nil {
+		return nil, err
+	}
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	stats, err := db.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	env := &stages.Env{DB: db, Models: pipeline.RegistryModels{R: opts.Registry}, Passages: stages.NewVectorCache(50000)}
+	out := &DatasetRun{Dataset: ds, Stamp: stamp, Notes: stats.Notes, Chunks: stats.Chunks}
+	for _, cfg := range opts.Configs {
+		cr, err := runConfig(ctx, env, ds, cfg, now, opts.Registry)
+		if err != nil {
+			return nil, err
+		}
+		if cr.Skipped != "" {
+			logf("%s / %s: skipped (%s)", ds.Name, cfg.Name, cr.Skipped)
+		} else {
+			logf("%s / %s: nDCG@10 %.4f  MRR@10 %.4f  R@10 %.4f", ds.Name, cfg.Name, cr.Mean.NDCG, cr.Mean.MRR, cr.Mean.Recall[10])
+		}
+		out.Configs = append(out.Configs, cr)
+	}
+	return out, nil
+}
+
+// ensureIndex builds the dataset's index with a full build unless one built
+// from exactly these files exists: eval never uses an incremental build, whose
+// note ids (the last tie-break) depend on history.
+func ensureIndex(ctx context.Context, emb *models.Embedder, vault, dbPath string, logf func(string, ...any)) (string, error) {
+	files, _, err := index.Scan(vault, index.ScanOptions{})
+	if err != nil {
+		return "", err
+	}
+	stamp := index.VaultStamp(files, emb.Name())
+	stampFile := dbPath + ".stamp"
+	if b, err := os.ReadFile(stampFile); err == nil && strings.TrimSpace(string(b)) == stamp {
+		if db, err := index.Open(ctx, dbPath); err == nil {
+			db.Close()
+			return stamp, nil
+		}
+	}
+	logf("indexing %s (%d files) into %s", vault, len(files), dbPath)
+	os.Remove(stampFile)
+	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: dbPath})
+	if err != nil {
+		return "", err
+	}
+	logf("indexed %d notes, %d chunks in %s", rep.Notes, rep.Chunks, rep.Duration.Round(time.Millisecond))
+	return stamp, os.WriteFile(stampFile, []byte(stamp+"\n"), 0o644)
+}
+
+func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.Config, now time.Time, reg *models.Registry) (*ConfigRun, error) {
+	cr := &ConfigRun{Name: cfg.Name, Description: cfg.Description, File: cfg.File}
+	man := reg.Manifest()
+	for _, name := range pipeline.Needs(cfg) {
+		spec, err := man.Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("configuration %s: %w", cfg.Name, err)
+		}
+		if st := models.Check(reg.DataDir(), spec); !st.Installed {
+			cr.Skipped = "model not installed: " + name
+			return cr, nil
+		}
+	}
+	// One untimed query first, so the first timed one does not pay for a
+	// model load or a cold cache.
+	if len(ds.Queries) > 0 {
+		_, _, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: ds.Queries[0].Text, Now: now, K: Depth})
+		if errors.Is(err, models.ErrNotInstalled) {
+			cr.Skipped = "model not installed: " + err.Error()
+			return cr, nil
+		}
+	}
+	var all []Scores
+	byKind := map[string][]Scores{}
+	for _, q := range ds.Queries {
+		t0 := time.Now()
+		res, st, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: q.Text, Now: now, K: Depth})
+		took := time.Since(t0)
+		if errors.Is(err, models.ErrNotInstalled) {
+			cr.Skipped = "model not installed: " + err.Error()
+			return cr, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s, query %s: %w", ds.Name, q.ID, err)
+		}
+		qr := QueryRun{ID: q.ID, Kind: q.Kind}
+		for _, n := range res.Notes {
+			qr.Ranked = append(qr.Ranked, n.Path)
+			qr.Scores = append(qr.Scores, n.Score)
+		}
+		qr.Score = Score(qr.Ranked, q.Relevant)
+		for i, p := range qr.Ranked[:min(10, len(qr.Ranked))] {
+			if q.Relevant[p] > 0 {
+				qr.RelevantRanks = append(qr.RelevantRanks, i+1)
+			}
+		}
+		qr.Stages, qr.Miss = diagnose(ctx, env.DB, st, q)
+		cr.Queries = append(cr.Queries, qr)
+		cr.Latency = append(cr.Latency, took)
+		all = append(all, qr.Score)
+		if q.Kind != "" {
+			byKind[q.Kind] = append(byKind[q.Kind], qr.Score)
+		}
+	}
+	cr.Mean = Mean(all)
+	if len(byKind) > 0 {
+		cr.ByKind = map[string]Scores{}
+		for k, v := range byKind {
+			cr.ByKind[k] = Mean(v)
+		}
+	}
+	return cr, nil
+}
+
+// diagnose finds the rank of the first relevant note after each stage, and
+// classifies a query with no relevant note in the final top 10: a recall miss
+// when no retrieval stage found one at all, a ranking miss when one was found
+// and ranked out.
+func diagnose(ctx context.Context, db *index.DB, st *stages.State, q Query) ([]pipeline.StageRank, string) {
+	ids := map[int64]bool{}
+	for _, s := range st.Steps {
+		for _, it := range s.Items {
+			ids[it.NoteID] = true
+		}
+	}
+	list := make([]int64, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i] < list[j] })
+	notes, err := db.Notes(ctx, list)
+	if err != nil {
+		return nil, ""
+	}
+	relevant := func(id int64) bool { return q.Relevant[notes[id].Path] > 0 }
+	ranks := pipeline.RankAfter(st.Steps, relevant)
+	final := 0
+	if len(ranks) > 0 {
+		final = ranks[len(ranks)-1].Rank
+	}
+	if final >= 1 && final <= 10 {
+		return ranks, ""
+	}
+	for _, r := range ranks {
+		if r.Rank > 0 {
+			return ranks, "ranking"
+		}
+	}
+	return ranks, "recall"
+}
+
+// Percentile returns the p-th percentile (0..100) of durations, nearest rank.
+func Percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(float64(len(s))*p/100+0.5) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
