@@ -73,8 +73,9 @@ func (d *DB) Path() string { return d.path }
 // vault, fingerprint, schema_version.
 func (d *DB) Meta(key string) string { return d.meta[key] }
 
-// Stale reports whether the file at Path is no longer the one opened (a full
-// rebuild renamed a new file into place) or its metadata changed.
+// Stale reports whether the file at Path is no longer the one opened: a full
+// rebuild renamed a new file into place. (An incremental build changes the open
+// file in place, and open connections see it without reopening.)
 func (d *DB) Stale() bool {
 	fi, err := os.Stat(d.path)
 	if err != nil {
@@ -180,7 +181,8 @@ func (f Filter) where() (string, []any) {
 	conds := []string{"1"}
 	var args []any
 	if p := strings.TrimPrefix(f.PathPrefix, "/"); p != "" {
-		conds = append(conds, "substr(n.path, 1, ?) = ?")
+		// Compare bytes: substr on TEXT counts characters, len(p) counts bytes.
+		conds = append(conds, "substr(CAST(n.path AS BLOB), 1, ?) = CAST(? AS BLOB)")
 		args = append(args, len(p), p)
 	}
 	for _, c := range []struct{ col, v string }{{"n.type", f.Type}, {"n.project", f.Project}, {"n.status", f.Status}} {

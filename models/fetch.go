@@ -74,6 +74,9 @@ func Fetch(ctx context.Context, dataDir string, s Spec, log func(string)) (Statu
 	if st := Check(dataDir, s); st.Installed {
 		return st, nil
 	}
+	if log == nil {
+		log = func(string) {}
+	}
 	dir := ModelDir(dataDir, s.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Status{}, err

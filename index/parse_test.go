@@ -1,0 +1,328 @@
+package index
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func day(s string) time.Time {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func TestParseNote(t *testing.T) {
+	mtime := time.Date(2024, 5, 6, 7, 8, 9, 0, time.FixedZone("CEST", 2*3600))
+	mtimeUTC := mtime.UTC()
+	tests := []struct {
+		name       string
+		path       string
+		raw        string
+		title      string
+		meta       Meta
+		date       time.Time
+		dateSource string
+		body       string   // checked when not ""
+		warnings   []string // one substring per expected warning, in order; nil means none
+	}{
+		{
+			name: "frontmatter with every key",
+			path: "meetings/kickoff.md",
+			raw: "---\ntype: Meeting\ndate: 2026-02-03\nproject: Apollo\nstatus: done\nsource: email\ntopics: [Go, '#Rust', sqlite]\nunknown: ignored\n---\n" +
+				"# Kickoff\nWe met.\n",
+			title:      "Kickoff",
+			meta:       Meta{Type: "Meeting", Date: "2026-02-03", Project: "Apollo", Status: "done", Source: "email", Topics: []string{"go", "rust", "sqlite"}},
+			date:       day("2026-02-03"),
+			dateSource: "frontmatter",
+			body:       "# Kickoff\nWe met.\n",
+		},
+		{
+			name:       "no frontmatter",
+			path:       "plain.md",
+			raw:        "# Plain\ntext\n",
+			title:      "Plain",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			body:       "# Plain\ntext\n",
+		},
+		{
+			name:       "empty frontmatter",
+			path:       "empty-fm.md",
+			raw:        "---\n---\n# T\n",
+			title:      "T",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			body:       "# T\n",
+		},
+		{
+			name:       "malformed YAML is a warning, the note is kept",
+			path:       "bad.md",
+			raw:        "---\ntopics: [a, b\ntype: x\n---\n# Still Indexed\nbody\n",
+			title:      "Still Indexed",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			body:       "# Still Indexed\nbody\n",
+			warnings:   []string{"not valid YAML"},
+		},
+		{
+			name:       "frontmatter that is not a mapping",
+			path:       "list.md",
+			raw:        "---\n- a\n- b\n---\n# L\n",
+			title:      "L",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			body:       "# L\n",
+			warnings:   []string{"not a mapping"},
+		},
+		{
+			name:       "unclosed frontmatter stays in the body",
+			path:       "unclosed.md",
+			raw:        "---\ntype: x\n# Open\nbody\n",
+			title:      "Open",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			body:       "---\ntype: x\n# Open\nbody\n",
+			warnings:   []string{"no closing ---"},
+		},
+		{
+			name:       "duplicate keys: warning, the last wins",
+			path:       "dup.md",
+			raw:        "---\ntype: first\nstatus: a\ntype: second\nStatus: b\n---\n",
+			title:      "dup",
+			meta:       Meta{Type: "second", Status: "b"},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			warnings:   []string{`duplicate key "type"`, `duplicate key "status"`},
+		},
+		{
+			name:       "topics as a block list",
+			path:       "block.md",
+			raw:        "---\ntopics:\n  - One\n  - \"#two\"\n  - ''\n  - Three Words\n---\n",
+			title:      "block",
+			meta:       Meta{Topics: []string{"one", "two", "three words"}},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "topics as a comma string",
+			path:       "comma.md",
+			raw:        "---\ntopics: \"a, B ,, #c\"\n---\n",
+			title:      "comma",
+			meta:       Meta{Topics: []string{"a", "b", "c"}},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "tags when there are no topics",
+			path:       "tags.md",
+			raw:        "---\ntags: [x, Y]\n---\n",
+			title:      "tags",
+			meta:       Meta{Topics: []string{"x", "y"}},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "topics win over tags written after them",
+			path:       "both1.md",
+			raw:        "---\ntopics: [t]\ntags: [g]\n---\n",
+			title:      "both1",
+			meta:       Meta{Topics: []string{"t"}},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "topics win over tags written before them",
+			path:       "both2.md",
+			raw:        "---\ntags: [g]\ntopics: [t]\n---\n",
+			title:      "both2",
+			meta:       Meta{Topics: []string{"t"}},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "date from the file name",
+			path:       "journal/2026-02-03-foo.md",
+			raw:        "# Foo\n",
+			title:      "Foo",
+			date:       day("2026-02-03"),
+			dateSource: "filename",
+		},
+		{
+			name:       "date only as the whole file name",
+			path:       "journal/2025-12-31.md",
+			raw:        "text\n",
+			title:      "2025-12-31",
+			date:       day("2025-12-31"),
+			dateSource: "filename",
+		},
+		{
+			name:       "a date inside the file name is not a file-name date",
+			path:       "foo-2026-02-03.md",
+			raw:        "x\n",
+			title:      "foo-2026-02-03",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "a date in a folder name is not a file-name date",
+			path:       "2026-02-03/notes.md",
+			raw:        "x\n",
+			title:      "notes",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "frontmatter date beats the file name",
+			path:       "2026-02-03-foo.md",
+			raw:        "---\ndate: 2021-07-08\n---\n",
+			title:      "2026-02-03-foo",
+			meta:       Meta{Date: "2021-07-08"},
+			date:       day("2021-07-08"),
+			dateSource: "frontmatter",
+		},
+		{
+			name:       "frontmatter timestamp",
+			path:       "ts.md",
+			raw:        "---\ndate: 2026-02-03T22:30:00Z\n---\n",
+			title:      "ts",
+			meta:       Meta{Date: "2026-02-03T22:30:00Z"},
+			date:       time.Date(2026, 2, 3, 22, 30, 0, 0, time.UTC),
+			dateSource: "frontmatter",
+		},
+		{
+			name:       "a date string that is not a date falls back, with a warning",
+			path:       "2026-02-03-soon.md",
+			raw:        "---\ndate: next tuesday\n---\n",
+			title:      "2026-02-03-soon",
+			meta:       Meta{Date: "next tuesday"},
+			date:       day("2026-02-03"),
+			dateSource: "filename",
+			warnings:   []string{`"next tuesday" is not a date`},
+		},
+		{
+			name:       "an impossible date falls back to the file time",
+			path:       "x.md",
+			raw:        "---\ndate: 2026-13-45\n---\n",
+			title:      "x",
+			meta:       Meta{Date: "2026-13-45"},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			warnings:   []string{"not a date"},
+		},
+		{
+			name:       "UTF-8 byte-order mark before the frontmatter",
+			path:       "bom.md",
+			raw:        "\xef\xbb\xbf---\ntype: memo\n---\n# BOM\n",
+			title:      "BOM",
+			meta:       Meta{Type: "memo"},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			body:       "# BOM\n",
+		},
+		{
+			name:       "CRLF line ends",
+			path:       "crlf.md",
+			raw:        "---\r\ntype: memo\r\n---\r\n# Windows\r\nline one\r\nline two\r\n",
+			title:      "Windows",
+			meta:       Meta{Type: "memo"},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			body:       "# Windows\nline one\nline two\n",
+		},
+		{
+			name:       "invalid UTF-8 is replaced and warned about",
+			path:       "latin1.md",
+			raw:        "# Caf\xe9\nna\xefve \xff\xfe text\n",
+			title:      "Caf\uFFFD",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			body:       "# Caf\uFFFD\nna\uFFFDve \uFFFD text\n",
+			warnings:   []string{"invalid UTF-8"},
+		},
+		{
+			name:       "title outside code fences only",
+			path:       "fenced.md",
+			raw:        "```sh\n# a shell comment\n```\n~~~\n# another\n~~~\n## Section\n# Real Title\n",
+			title:      "Real Title",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "no level-one heading: the file name",
+			path:       "folder/My Note.md",
+			raw:        "## Only a section\n#hashtag is not a heading\n",
+			title:      "My Note",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "empty level-one heading is skipped",
+			path:       "e.md",
+			raw:        "# \n# Second\n",
+			title:      "Second",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "a title in the frontmatter is not the title",
+			path:       "fmtitle.md",
+			raw:        "---\ntitle: From YAML\n---\ntext\n",
+			title:      "fmtitle",
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n := ParseNote(tc.path, []byte(tc.raw), mtime)
+			if n.Path != tc.path {
+				t.Errorf("Path = %q, want %q", n.Path, tc.path)
+			}
+			if n.Title != tc.title {
+				t.Errorf("Title = %q, want %q", n.Title, tc.title)
+			}
+			if !reflect.DeepEqual(n.Meta, tc.meta) {
+				t.Errorf("Meta = %#v, want %#v", n.Meta, tc.meta)
+			}
+			if !n.Date.Equal(tc.date) || n.DateSource != tc.dateSource {
+				t.Errorf("Date = %v (%s), want %v (%s)", n.Date, n.DateSource, tc.date, tc.dateSource)
+			}
+			if n.Date.Location() != time.UTC {
+				t.Errorf("Date %v is not UTC", n.Date)
+			}
+			if tc.body != "" && n.Body != tc.body {
+				t.Errorf("Body = %q, want %q", n.Body, tc.body)
+			}
+			if strings.Contains(n.Body, "\r") || !utf8.ValidString(n.Body) || strings.HasPrefix(n.Body, "\ufeff") {
+				t.Errorf("Body %q is not normalised (CR, BOM or invalid UTF-8)", n.Body)
+			}
+			if len(n.Warnings) != len(tc.warnings) {
+				t.Fatalf("Warnings = %q, want %d matching %q", n.Warnings, len(tc.warnings), tc.warnings)
+			}
+			for i, w := range tc.warnings {
+				if !strings.Contains(n.Warnings[i], w) {
+					t.Errorf("Warnings[%d] = %q, want it to contain %q", i, n.Warnings[i], w)
+				}
+			}
+			if n.Size != int64(len(tc.raw)) || n.Hash != sha256Hex([]byte(tc.raw)) {
+				t.Errorf("Size, Hash = %d, %s; want %d, sha256 of the raw bytes", n.Size, n.Hash, len(tc.raw))
+			}
+			if !n.ModTime.Equal(mtime) {
+				t.Errorf("ModTime = %v, want %v", n.ModTime, mtime)
+			}
+		})
+	}
+}
+
+func TestParseNoteLinks(t *testing.T) {
+	n := ParseNote("a.md", []byte("---\ntopics: [x]\n---\n# A\nSee [[b]] and [[c#H|see c]].\n"), testTime)
+	want := []Link{{Target: "b"}, {Target: "c", Heading: "H", Alias: "see c"}}
+	if !reflect.DeepEqual(n.Links, want) {
+		t.Errorf("Links = %#v, want %#v", n.Links, want)
+	}
+}

@@ -1,0 +1,283 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+var testTime = time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// scanVault builds the vault the scan rules are tested on and returns its root.
+func scanVault(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	deep := strings.Repeat("d/", 40) + "deep.md"
+	writeTree(t, root, map[string]string{
+		"a.md":                        "# A\n",
+		"notes/b.md":                  "# B\nbody of b\n",
+		"readme.txt":                  "not a note",
+		"image.png":                   "\x89PNG",
+		"a.md.bak":                    "# backup",
+		"templates/daily.md":          "# {{date}}\n",
+		"templates/nested/x.md":       "# x\n",
+		"sub/templates/kept.md":       "# kept: only the top-level templates folder is skipped\n",
+		"lint-report-2026-01-01.md":   "# lint\n",
+		"sub/lint-report-x.md":        "# lint\n",
+		"lint-report.md":              "# not a lint report: no dash after report\n",
+		".obsidian/workspace.md":      "# hidden folder\n",
+		"sub/.trash/old.md":           "# hidden folder, nested\n",
+		".hidden.md":                  "# hidden file\n",
+		"sub/.also-hidden.md":         "# hidden file, nested\n",
+		"binary.md":                   "# looks like a note\x00\x01\x02 but is not",
+		"big.md":                      strings.Repeat("x", 2048),
+		"limit.md":                    strings.Repeat("y", 1024),
+		deep:                          "# deep\n",
+		"with space.md":               "# spaced\n",
+		"naïve café/日本語 ノート.md":       "# non-ASCII\n",
+		"folder.md/inner.md":          "# a folder named like a note is walked, not read\n",
+		"UPPER/Mixed Case Name.md":    "# case kept\n",
+		"notes/2026-02-03 Meeting.md": "# meeting\n",
+	}, testTime)
+
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]string{"secret.md": "# outside the vault\n", "dir/o.md": "# outside\n"}, testTime)
+
+	links := map[string]string{
+		"dangling.md":    filepath.Join(root, "does-not-exist.md"),
+		"loop.md":        "loop.md",
+		"loop-a.md":      "loop-b.md",
+		"loop-b.md":      "loop-a.md",
+		"outside.md":     filepath.Join(outside, "secret.md"),
+		"outside-rel.md": filepath.Join("..", filepath.Base(outside), "secret.md"),
+		"inside-link.md": filepath.Join("notes", "b.md"),
+		"abs-inside.md":  filepath.Join(root, "a.md"),
+		"linked-dir":     filepath.Join(outside, "dir"),
+		"dir-link.md":    "notes",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestScanRules(t *testing.T) {
+	root := scanVault(t)
+	before := treeDigest(t, root)
+	files, skipped, err := Scan(root, ScanOptions{MaxBytes: 1024})
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	if after := treeDigest(t, root); after != before {
+		t.Errorf("Scan changed the vault:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+
+	got := map[string]File{}
+	for _, f := range files {
+		got[f.Path] = f
+	}
+	reasons := map[string]string{}
+	for _, s := range skipped {
+		reasons[s.Path] = s.Reason
+	}
+
+	deep := strings.Repeat("d/", 40) + "deep.md"
+	tests := []struct {
+		path    string
+		indexed bool
+		reason  string // substring of the skip reason; "" with !indexed means absent from both lists
+	}{
+		{path: "a.md", indexed: true},
+		{path: "notes/b.md", indexed: true},
+		{path: "readme.txt"},
+		{path: "image.png"},
+		{path: "a.md.bak"},
+		{path: "templates/", reason: "templates"},
+		{path: "templates/daily.md"},
+		{path: "templates/nested/x.md"},
+		{path: "sub/templates/kept.md", indexed: true},
+		{path: "lint-report-2026-01-01.md", reason: "lint report"},
+		{path: "sub/lint-report-x.md", reason: "lint report"},
+		{path: "lint-report.md", indexed: true},
+		{path: ".obsidian/workspace.md"},
+		{path: "sub/.trash/old.md"},
+		{path: ".hidden.md"},
+		{path: "sub/.also-hidden.md"},
+		{path: "binary.md", reason: "binary"},
+		{path: "big.md", reason: "too large"},
+		{path: "limit.md", indexed: true}, // exactly MaxBytes
+		{path: deep, indexed: true},
+		{path: "with space.md", indexed: true},
+		{path: "naïve café/日本語 ノート.md", indexed: true},
+		{path: "folder.md", reason: ""},
+		{path: "folder.md/inner.md", indexed: true},
+		{path: "UPPER/Mixed Case Name.md", indexed: true},
+		{path: "notes/2026-02-03 Meeting.md", indexed: true},
+		{path: "dangling.md", reason: "broken or looping symlink"},
+		{path: "loop.md", reason: "broken or looping symlink"},
+		{path: "loop-a.md", reason: "broken or looping symlink"},
+		{path: "loop-b.md", reason: "broken or looping symlink"},
+		{path: "outside.md", reason: "outside the vault"},
+		{path: "outside-rel.md", reason: "outside the vault"},
+		{path: "inside-link.md", indexed: true},
+		{path: "abs-inside.md", indexed: true},
+		{path: "linked-dir"},
+		{path: "linked-dir/o.md"},
+		{path: "dir-link.md", reason: "not a file"},
+	}
+	want := map[string]bool{}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			f, isFile := got[tc.path]
+			reason, isSkipped := reasons[tc.path]
+			switch {
+			case tc.indexed:
+				want[tc.path] = true
+				if !isFile {
+					t.Fatalf("not indexed (skipped: %v %q)", isSkipped, reason)
+				}
+				if isSkipped {
+					t.Errorf("both indexed and skipped (%q)", reason)
+				}
+				if f.Hash != sha256Hex(f.Raw) {
+					t.Errorf("Hash = %s, want sha256 of Raw %s", f.Hash, sha256Hex(f.Raw))
+				}
+				if f.ModTime.Location() != time.UTC {
+					t.Errorf("ModTime %v is not UTC", f.ModTime)
+				}
+			case tc.reason != "":
+				if isFile {
+					t.Fatalf("indexed, want skipped with %q", tc.reason)
+				}
+				if !isSkipped {
+					t.Fatalf("not reported as skipped, want reason containing %q", tc.reason)
+				}
+				if !strings.Contains(reason, tc.reason) {
+					t.Errorf("reason = %q, want it to contain %q", reason, tc.reason)
+				}
+			default:
+				if isFile || isSkipped {
+					t.Errorf("indexed=%v skipped=%v (%q), want neither", isFile, isSkipped, reason)
+				}
+			}
+		})
+	}
+	for p := range got {
+		if !want[p] {
+			t.Errorf("unexpected file %q indexed", p)
+		}
+	}
+
+	// A symlink to a note inside the vault reads the target's bytes; the time is the target's.
+	if f, ok := got["inside-link.md"]; ok {
+		if string(f.Raw) != "# B\nbody of b\n" {
+			t.Errorf("inside-link.md Raw = %q, want the bytes of notes/b.md", f.Raw)
+		}
+		if !f.ModTime.Equal(testTime) {
+			t.Errorf("inside-link.md ModTime = %v, want %v", f.ModTime, testTime)
+		}
+	}
+	if f := got["a.md"]; string(f.Raw) != "# A\n" || !f.ModTime.Equal(testTime) {
+		t.Errorf("a.md = %q at %v, want %q at %v", f.Raw, f.ModTime, "# A\n", testTime)
+	}
+
+	if !sort.SliceIsSorted(files, func(i, j int) bool { return files[i].Path < files[j].Path }) {
+		t.Errorf("files not sorted by path: %v", paths(files))
+	}
+	if !sort.SliceIsSorted(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path }) {
+		t.Errorf("skipped not sorted by path: %v", skipped)
+	}
+}
+
+func paths(fs []File) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+func TestScanDefaultMaxBytes(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"small.md": "# s\n"}, testTime)
+	big, err := os.Create(filepath.Join(root, "huge.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sparse: DefaultMaxNoteBytes+1 bytes without writing them.
+	if err := big.Truncate(DefaultMaxNoteBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	big.Close()
+	files, skipped, err := Scan(root, ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Path != "small.md" {
+		t.Errorf("files = %v, want [small.md]", paths(files))
+	}
+	if len(skipped) != 1 || skipped[0].Path != "huge.md" || !strings.Contains(skipped[0].Reason, "too large") {
+		t.Errorf("skipped = %v, want huge.md too large", skipped)
+	}
+}
+
+func TestScanRootErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "note.md")
+	writeTree(t, dir, map[string]string{"note.md": "# n\n"}, testTime)
+	tests := []struct {
+		name, root string
+	}{
+		{"missing", filepath.Join(dir, "nope")},
+		{"a file", file},
+		{"dangling symlink", func() string {
+			p := filepath.Join(dir, "gone-link")
+			if err := os.Symlink(filepath.Join(dir, "gone"), p); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			files, skipped, err := Scan(tc.root, ScanOptions{})
+			if err == nil {
+				t.Fatalf("Scan(%s) = %d files, %d skipped, nil error; want an error", tc.root, len(files), len(skipped))
+			}
+		})
+	}
+}
+
+// A vault reached through a symlink (~/vault → ~/Dropbox/vault) is scanned
+// like the folder itself.
+func TestScanSymlinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	writeTree(t, real, map[string]string{"a.md": "# a\n", "sub/b.md": "# b\n"}, testTime)
+	if err := os.Symlink(filepath.Join(real, "sub", "b.md"), filepath.Join(real, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "vault")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	direct, _, err := Scan(real, ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	via, skipped, err := Scan(link, ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a.md", "link.md", "sub/b.md"}
+	if got := paths(direct); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("direct scan = %v, want %v", got, want)
+	}
+	if got := paths(via); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("scan through a symlinked root = %v (skipped %v), want %v", got, skipped, want)
+	}
+}

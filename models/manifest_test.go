@@ -1,0 +1,124 @@
+package models
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+func TestManifest(t *testing.T) {
+	m, err := LoadManifest()
+	if err != nil {
+		t.Fatalf("LoadManifest: %v", err)
+	}
+	if len(m.Models) < 2 {
+		t.Fatalf("%d models, want at least an embedder and a cross-encoder", len(m.Models))
+	}
+	names := map[string]bool{}
+	for _, s := range m.Models {
+		t.Run(s.Name, func(t *testing.T) {
+			if s.Name == "" || names[s.Name] {
+				t.Errorf("name %q empty or repeated", s.Name)
+			}
+			names[s.Name] = true
+			switch s.Role {
+			case "embedder":
+				if s.Dim <= 0 {
+					t.Errorf("embedder dim %d", s.Dim)
+				}
+			case "cross-encoder":
+			default:
+				t.Errorf("role %q, want embedder or cross-encoder", s.Role)
+			}
+			if s.MaxTokens <= 0 || s.Output == "" || s.Description == "" {
+				t.Errorf("max_tokens %d, output %q, description %q: want all set", s.MaxTokens, s.Output, s.Description)
+			}
+			if len(s.Files) == 0 {
+				t.Fatal("no files")
+			}
+			files := map[string]bool{}
+			for _, f := range s.Files {
+				if f.Name == "" || files[f.Name] {
+					t.Errorf("file name %q empty or repeated", f.Name)
+				}
+				files[f.Name] = true
+				if f.Size <= 0 {
+					t.Errorf("%s: size %d", f.Name, f.Size)
+				}
+				if !hex64.MatchString(f.SHA256) {
+					t.Errorf("%s: sha256 %q is not 64 lower-case hex digits", f.Name, f.SHA256)
+				}
+			}
+			for _, want := range []string{"model.onnx", "tokenizer.json"} {
+				if !files[want] {
+					t.Errorf("no %s among the files", want)
+				}
+			}
+			if len(s.Sources) == 0 {
+				t.Fatal("no sources")
+			}
+			for _, src := range s.Sources {
+				if src.Label == "" {
+					t.Errorf("a %s source without a label", src.Kind)
+				}
+				for name := range files {
+					switch src.Kind {
+					case "http":
+						if u := src.URLs[name]; !strings.HasPrefix(u, "https://") {
+							t.Errorf("%s: URL for %s is %q, want https", src.Label, name, u)
+						}
+					case "maven":
+						if src.Entries[name] == "" || strings.Count(src.Artifact, ":") != 2 {
+							t.Errorf("%s: artifact %q, entry for %s %q", src.Label, src.Artifact, name, src.Entries[name])
+						}
+					default:
+						t.Errorf("%s: unknown source kind %q", src.Label, src.Kind)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestManifestLookup(t *testing.T) {
+	m, err := LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		role string // "" means Lookup fails
+		dim  int
+	}{
+		{DefaultEmbedder, "embedder", 384},
+		{DefaultCrossEncoder, "cross-encoder", 0},
+		{"no-such-model", "", 0},
+		{"", "", 0},
+		{strings.ToUpper(DefaultEmbedder), "", 0}, // names are exact
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := m.Lookup(tc.name)
+			if tc.role == "" {
+				if err == nil {
+					t.Fatalf("Lookup(%q) = %+v, want an error", tc.name, s)
+				}
+				// The error lists what is known, so a typo is easy to fix.
+				for _, known := range []string{DefaultEmbedder, DefaultCrossEncoder} {
+					if !strings.Contains(err.Error(), known) {
+						t.Errorf("error %q does not list %s", err, known)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Name != tc.name || s.Role != tc.role || s.Dim != tc.dim {
+				t.Errorf("Lookup(%q) = %s %s dim %d, want %s dim %d", tc.name, s.Name, s.Role, s.Dim, tc.role, tc.dim)
+			}
+		})
+	}
+}
