@@ -280,7 +280,7 @@ func qualityChart(path string, r *DatasetRun) error {
 	p := plot.New()
 	p.Title.Text = r.Dataset.Name + ": quality by configuration"
 	p.Y.Label.Text = "score"
-	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Min, p.Y.Max = 0, 1.35 // headroom for the legend
 	measures := []struct {
 		name string
 		get  func(Scores) float64

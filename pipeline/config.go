@@ -119,7 +119,7 @@ func Parse(file string, raw []byte) (*Config, error) {
 			return nil, fail(err.line, "stage %s: %s", k.Value, err.msg)
 		}
 		if err := st.Validate(); err != nil {
-			return nil, fail(v.Line, "stage %s: %v", k.Value, err)
+			return nil, fail(settingLine(v, err), "stage %s: %v", k.Value, err)
 		}
 		cfg.Stages = append(cfg.Stages, st)
 	}
@@ -154,17 +154,38 @@ func decodeStrict(v *yaml.Node, dst stages.Stage) *lineError {
 		}
 		seen[k.Value] = true
 	}
-	if err := v.Decode(dst); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
-		line := v.Line
-		var n int
-		if _, scanErr := fmt.Sscanf(strings.TrimSpace(msg), "line %d:", &n); scanErr == nil {
-			line = n
-			msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+	// One key at a time, so a wrong type names its key: yaml.v3's own message
+	// ("cannot unmarshal !!str `forty` into int") does not.
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		one := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: k.Line, Column: k.Column, Content: []*yaml.Node{k, val}}
+		if err := one.Decode(dst); err != nil {
+			msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
+			line := k.Line
+			var n int
+			if _, scanErr := fmt.Sscanf(strings.TrimSpace(msg), "line %d:", &n); scanErr == nil {
+				line = n
+				msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+			}
+			return &lineError{line, fmt.Sprintf("%s: %s", k.Value, msg)}
 		}
-		return &lineError{line, msg}
 	}
 	return nil
+}
+
+// settingLine is the line of the setting a Validate error is about: stages
+// start their messages with the key ("passage \"page\" is not ..."), and in a
+// block mapping the key can sit lines below the mapping's first line.
+func settingLine(v *yaml.Node, err error) int {
+	first, _, _ := strings.Cut(err.Error(), " ")
+	if v.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			if v.Content[i].Value == first {
+				return v.Content[i].Line
+			}
+		}
+	}
+	return v.Line
 }
 
 func yamlKeys(v any) map[string]bool {

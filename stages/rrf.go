@@ -54,6 +54,7 @@ func Fuse(lists []List, k, limit int) []Item {
 		score              float64
 		bestRank, bestList int
 		count              int
+		ranks              []int
 	}
 	byNote := map[int64]*acc{}
 	for li, l := range lists {
@@ -66,12 +67,19 @@ func Fuse(lists []List, k, limit int) []Item {
 			} else if rank < a.bestRank {
 				a.item, a.bestRank, a.bestList = it, rank, li
 			}
-			a.score += 1 / float64(k+rank)
+			a.ranks = append(a.ranks, rank)
 			a.count++
 		}
 	}
 	all := make([]*acc, 0, len(byNote))
 	for _, a := range byNote {
+		// Sum in rank order, not list order: floating-point addition is not
+		// associative, and notes holding the same ranks in different lists
+		// must score exactly equal so the tie-break, not rounding, orders them.
+		sort.Ints(a.ranks)
+		for _, r := range a.ranks {
+			a.score += 1 / float64(k+r)
+		}
 		all = append(all, a)
 	}
 	sort.Slice(all, func(i, j int) bool {

@@ -36,7 +36,14 @@ func (v *Vector) Validate() error {
 
 func validateLadder(l *[]int, limit int) error {
 	if len(*l) == 0 {
-		*l = []int{4 * limit, 16 * limit, 64 * limit, index.MaxKNN}
+		// Rungs past MaxKNN collapse into it; without the stop, a limit over 64
+		// made a default ladder that fails its own "must rise" check.
+		for _, k := range []int{4 * limit, 16 * limit, 64 * limit, index.MaxKNN} {
+			*l = append(*l, min(k, index.MaxKNN))
+			if k >= index.MaxKNN {
+				break
+			}
+		}
 	}
 	prev := 0
 	for _, k := range *l {

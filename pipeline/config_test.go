@@ -1,0 +1,280 @@
+package pipeline_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// TestParseErrors checks that every refusal names the file, the line and the
+// key: the message starts "bad.yaml:LINE: " and holds the key.
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		line string // the exact "file:line:" prefix
+		key  string // must appear in the message
+	}{
+		{
+			name: "unknown top-level key",
+			src:  "name: x\ndescription: d\nstagez:\n  - keyword: {}\n",
+			line: "bad.yaml:3:", key: `"stagez"`,
+		},
+		{
+			name: "unknown stage",
+			src:  "name: x\nstages:\n  - keyword: {}\n  - keywrd: {limit: 4}\n",
+			line: "bad.yaml:4:", key: `"keywrd"`,
+		},
+		{
+			name: "unknown stage key",
+			src:  "stages:\n  - keyword:\n      limit: 4\n      limt: 5\n",
+			line: "bad.yaml:4:", key: `"limt"`,
+		},
+		{
+			name: "unknown stage key, flow style",
+			src:  "stages:\n  - keyword: {}\n  - rrf: {k: 60, limit: 30, K: 1}\n",
+			line: "bad.yaml:3:", key: `"K"`,
+		},
+		{
+			name: "wrong type: a word for a number",
+			src:  "stages:\n  - keyword:\n      limit: forty\n",
+			line: "bad.yaml:3:", key: "limit",
+		},
+		{
+			name: "wrong type: a list for a number",
+			src:  "stages:\n  - keyword: {}\n  - rrf:\n      limit: 30\n      k: [60]\n",
+			line: "bad.yaml:5:", key: "k:",
+		},
+		{
+			name: "wrong type: a bad ladder rung",
+			src:  "stages:\n  - vector:\n      limit: 5\n      ladder:\n        - 10\n        - x\n",
+			line: "bad.yaml:6:", key: "ladder",
+		},
+		{
+			name: "wrong type: settings not a mapping",
+			src:  "stages:\n  - keyword: 40\n",
+			line: "bad.yaml:2:", key: "keyword",
+		},
+		{
+			name: "wrong type: name not a string",
+			src:  "name: [a, b]\nstages:\n  - keyword: {}\n",
+			line: "bad.yaml:1:", key: "name",
+		},
+		{
+			name: "wrong type: stages not a list",
+			src:  "name: x\nstages: {keyword: {}}\n",
+			line: "bad.yaml:2:", key: "stages",
+		},
+		{
+			name: "invalid value: passage page",
+			src:  "stages:\n  - keyword: {}\n  - rerank:\n      candidates: 10\n      passage: page\n",
+			line: "bad.yaml:5:", key: "passage",
+		},
+		{
+			name: "invalid value: scorer llm",
+			src:  "stages:\n  - keyword: {}\n  - rerank: {scorer: llm}\n",
+			line: "bad.yaml:3:", key: "scorer",
+		},
+		{
+			name: "invalid value: negative k",
+			src:  "stages:\n  - keyword: {}\n  - rrf: {k: -1}\n",
+			line: "bad.yaml:3:", key: "k -1",
+		},
+		{
+			name: "invalid value: negative limit",
+			src:  "stages:\n  - keyword: {limit: -3}\n",
+			line: "bad.yaml:2:", key: "limit",
+		},
+		{
+			name: "invalid value: too many candidates",
+			src:  "stages:\n  - keyword: {}\n  - rerank:\n      passage: note\n      candidates: 500\n",
+			line: "bad.yaml:5:", key: "candidates",
+		},
+		{
+			name: "invalid value: negative recency weight",
+			src:  "stages:\n  - keyword: {}\n  - recency:\n      half_life_days: 30\n      weight: -1\n",
+			line: "bad.yaml:5:", key: "weight",
+		},
+		{
+			name: "invalid value: a falling ladder",
+			src:  "stages:\n  - vector:\n      limit: 5\n      ladder: [20, 10]\n",
+			line: "bad.yaml:4:", key: "ladder",
+		},
+		{
+			name: "duplicate top-level key",
+			src:  "name: a\nname: b\nstages:\n  - keyword: {}\n",
+			line: "bad.yaml:2:", key: `"name"`,
+		},
+		{
+			name: "duplicate stage key",
+			src:  "stages:\n  - keyword:\n      limit: 4\n      limit: 5\n",
+			line: "bad.yaml:4:", key: `"limit"`,
+		},
+		{
+			name: "empty stages",
+			src:  "name: x\nstages: []\n",
+			line: "bad.yaml:2:", key: "stages",
+		},
+		{
+			name: "null stages",
+			src:  "name: x\nstages:\n",
+			line: "bad.yaml:2:", key: "stages",
+		},
+		{
+			name: "no stages",
+			src:  "name: x\ndescription: nothing to run\n",
+			line: "bad.yaml:1:", key: "stages",
+		},
+		{
+			name: "rrf before any retrieval stage",
+			src:  "name: x\nstages:\n  - rrf: {}\n  - keyword: {}\n",
+			line: "bad.yaml:3:", key: "rrf",
+		},
+		{
+			name: "recency before any retrieval stage",
+			src:  "stages:\n  - recency: {weight: 0.1}\n  - vector: {}\n",
+			line: "bad.yaml:2:", key: "recency",
+		},
+		{
+			name: "rerank before any retrieval stage",
+			src:  "stages:\n  - rerank: {scorer: bi-encoder}\n  - keyword: {}\n",
+			line: "bad.yaml:2:", key: "rerank",
+		},
+		{
+			name: "two stages in one item",
+			src:  "stages:\n  - keyword: {}\n    vector: {}\n",
+			line: "bad.yaml:2:", key: "one stage name",
+		},
+		{
+			name: "not a mapping",
+			src:  "- keyword: {}\n",
+			line: "bad.yaml:1:", key: "stages",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := pipeline.Parse("bad.yaml", []byte(tc.src))
+			if err == nil {
+				t.Fatalf("accepted:\n%s\nas %+v", tc.src, cfg)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, tc.line+" ") {
+				t.Errorf("error %q does not start %q", msg, tc.line)
+			}
+			if !strings.Contains(msg, tc.key) {
+				t.Errorf("error %q does not name %s", msg, tc.key)
+			}
+		})
+	}
+}
+
+func TestParseSyntaxErrorNamesFile(t *testing.T) {
+	_, err := pipeline.Parse("bad.yaml", []byte("name: x\nstages: [\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "bad.yaml:") {
+		t.Errorf("syntax error %v, want it to name the file", err)
+	}
+}
+
+func TestParseAccepts(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []stages.Stage
+	}{
+		{
+			name: "no settings: defaults",
+			src:  "stages:\n  - keyword:\n  - vector: {}\n  - rrf:\n",
+			want: []stages.Stage{
+				&stages.Keyword{Limit: 40},
+				&stages.Vector{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}},
+				&stages.RRF{K: 60, Limit: 30},
+			},
+		},
+		{
+			name: "block and flow settings",
+			src:  "name: n\nstages:\n  - vector:\n      limit: 10\n      ladder: [10, 20]\n  - rerank: {scorer: bi-encoder, passage: note, candidates: 7}\n  - recency: {weight: 0.005, half_life_days: 90}\n",
+			want: []stages.Stage{
+				&stages.Vector{Limit: 10, Ladder: []int{10, 20}},
+				&stages.Rerank{Model: "bge-small-en-v1.5", Candidates: 7, Passage: "note", Scorer: "bi-encoder"},
+				&stages.Recency{Weight: 0.005, HalfLifeDays: 90},
+			},
+		},
+		{
+			// 64 × 100 passes the KNN cap: the default ladder stops at it
+			// instead of failing its own "must rise" check.
+			name: "a vector limit over 64 with the default ladder",
+			src:  "stages:\n  - vector: {limit: 100}\n  - hyde: {limit: 500}\n",
+			want: []stages.Stage{
+				&stages.Vector{Limit: 100, Ladder: []int{400, 1600, index.MaxKNN}},
+				&stages.Hyde{Limit: 500, Ladder: []int{2000, index.MaxKNN}},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := pipeline.Parse("ok.yaml", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(cfg.Stages, tc.want) {
+				t.Errorf("stages:\n%#v\nwant\n%#v", cfg.Stages, tc.want)
+			}
+			if cfg.File != "ok.yaml" {
+				t.Errorf("file %q", cfg.File)
+			}
+		})
+	}
+	cfg, err := pipeline.Parse("dir/some-name.yaml", []byte("stages:\n  - keyword: {}\n"))
+	if err != nil || cfg.Name != "some-name" {
+		t.Errorf("a configuration without a name takes its file's: %v %v", cfg, err)
+	}
+}
+
+// TestRepositoryConfigsParse loads every file in configs/ and experiments/.
+func TestRepositoryConfigsParse(t *testing.T) {
+	for _, dir := range []string{"configs", "experiments"} {
+		files, err := filepath.Glob(filepath.Join(repoRoot, dir, "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) == 0 {
+			t.Fatalf("no configurations in %s", dir)
+		}
+		cfgs, err := pipeline.LoadDir(filepath.Join(repoRoot, dir))
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		if len(cfgs) != len(files) {
+			t.Fatalf("%s: loaded %d of %d files", dir, len(cfgs), len(files))
+		}
+		for i, cfg := range cfgs {
+			base := strings.TrimSuffix(filepath.Base(files[i]), ".yaml")
+			if cfg.Name != base {
+				t.Errorf("%s: named %q; the file name is how it is found", files[i], cfg.Name)
+			}
+			if len(cfg.Stages) == 0 || cfg.Description == "" {
+				t.Errorf("%s: %d stages, description %q", files[i], len(cfg.Stages), cfg.Description)
+			}
+			found, err := pipeline.Find(repoRoot, base)
+			if err != nil || found.File != cfg.File && dir == "configs" {
+				t.Errorf("Find(%q) = %v, %v", base, found, err)
+			}
+		}
+	}
+	if _, err := pipeline.Find(repoRoot, "no-such-configuration"); err == nil {
+		t.Error("Find of a missing configuration succeeded")
+	}
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "configs", "shipping.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pipeline.Parse("shipping.yaml", raw); err != nil {
+		t.Errorf("shipping.yaml: %v", err)
+	}
+}

@@ -1,0 +1,185 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// repoRoot holds configs/, experiments/ and vault/ (tests run in pipeline/).
+const repoRoot = ".."
+
+// bowEmbedder is a deterministic stand-in for the real embedder: a hashed,
+// signed bag of words, L2-normalised, so texts sharing words are near each
+// other. It is both an index.Embedder and a stages.Embedder.
+type bowEmbedder struct{}
+
+func (bowEmbedder) Name() string                { return "fake-bow" }
+func (bowEmbedder) Dim() int                    { return 384 }
+func (bowEmbedder) CountTokens(text string) int { return len(strings.Fields(text)) }
+
+func (bowEmbedder) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
+	return bowVector(q), nil
+}
+
+func (bowEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = bowVector(t)
+	}
+	return out, nil
+}
+
+func bowVector(text string) []float32 {
+	v := make([]float32, 384)
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		w = strings.Trim(w, ".,;:!?()[]#|\"'`*")
+		if w == "" {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		x := h.Sum64()
+		sign := float32(1)
+		if x>>63 == 1 {
+			sign = -1
+		}
+		v[x%384] += sign
+	}
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		v[0] = 1
+		return v
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
+
+// fakeModels serves the bag-of-words embedder under any name and reports the
+// cross-encoder as not installed, as on this machine.
+type fakeModels struct{}
+
+func (fakeModels) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
+	return bowEmbedder{}, nil
+}
+
+func (fakeModels) CrossEncoder(ctx context.Context, name string) (stages.PairScorer, error) {
+	return nil, fmt.Errorf("%w: %s (test double)", models.ErrNotInstalled, name)
+}
+
+// fileTime is every test note's modification time, so dates taken from the
+// file time are reproducible.
+var fileTime = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// testNow is the clock every test query carries.
+var testNow = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+
+// writeFiles writes files (vault-relative path → content) under vault, with
+// the fixed file time.
+func writeFiles(vault string, files map[string]string) error {
+	for rel, content := range files {
+		p := filepath.Join(vault, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+		if err := os.Chtimes(p, fileTime, fileTime); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openIndex indexes vault into dbPath with emb and opens it.
+func openIndex(ctx context.Context, emb index.Embedder, vault, dbPath string) (*index.DB, error) {
+	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: dbPath}); err != nil {
+		return nil, fmt.Errorf("build index of %s: %w", vault, err)
+	}
+	return index.Open(ctx, dbPath)
+}
+
+// writeVault writes files to a new vault folder of the test.
+func writeVault(t *testing.T, files map[string]string) string {
+	t.Helper()
+	vault := filepath.Join(t.TempDir(), "vault")
+	if err := writeFiles(vault, files); err != nil {
+		t.Fatal(err)
+	}
+	return vault
+}
+
+// indexVault indexes a vault folder with the bag-of-words embedder and returns
+// an Env over it.
+func indexVault(t *testing.T, vault string) *stages.Env {
+	t.Helper()
+	db, err := openIndex(context.Background(), bowEmbedder{}, vault, filepath.Join(t.TempDir(), "vault.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &stages.Env{DB: db, Models: fakeModels{}, Passages: stages.NewVectorCache(1000)}
+}
+
+func buildEnv(t *testing.T, files map[string]string) *stages.Env {
+	t.Helper()
+	return indexVault(t, writeVault(t, files))
+}
+
+// config loads a configuration of the repository by name.
+func config(t *testing.T, name string) *pipeline.Config {
+	t.Helper()
+	cfg, err := pipeline.Find(repoRoot, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// inline parses a configuration written in the test.
+func inline(t *testing.T, yaml string) *pipeline.Config {
+	t.Helper()
+	cfg, err := pipeline.Parse("inline.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func paths(res *pipeline.Result) []string {
+	out := make([]string, len(res.Notes))
+	for i, n := range res.Notes {
+		out[i] = n.Path
+	}
+	return out
+}
+
+// stageInfo is what the named stage reported.
+func stageInfo(t *testing.T, res *pipeline.Result, stage string) string {
+	t.Helper()
+	for _, s := range res.Stages {
+		if s.Stage == stage {
+			return s.Info
+		}
+	}
+	t.Fatalf("no %s stage in %+v", stage, res.Stages)
+	return ""
+}

@@ -1,0 +1,131 @@
+package stages_test
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// bowEmbedder is a deterministic stand-in for the real embedder: a hashed,
+// signed bag of words, L2-normalised, so texts sharing words are near each
+// other. It is both an index.Embedder (to build an index) and a
+// stages.Embedder (to search it).
+type bowEmbedder struct{}
+
+func (bowEmbedder) Name() string                { return "fake-bow" }
+func (bowEmbedder) Dim() int                    { return 384 }
+func (bowEmbedder) CountTokens(text string) int { return len(strings.Fields(text)) }
+
+func (bowEmbedder) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
+	return bowVector(q), nil
+}
+
+func (bowEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = bowVector(t)
+	}
+	return out, nil
+}
+
+func bowVector(text string) []float32 {
+	v := make([]float32, 384)
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		w = strings.Trim(w, ".,;:!?()[]#|\"'`*")
+		if w == "" {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		x := h.Sum64()
+		sign := float32(1)
+		if x>>63 == 1 {
+			sign = -1
+		}
+		v[x%384] += sign
+	}
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		v[0] = 1
+		return v
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
+
+// fakeModels serves the bag-of-words embedder under any name and reports the
+// cross-encoder as not installed, as on a machine without it.
+type fakeModels struct{}
+
+func (fakeModels) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
+	return bowEmbedder{}, nil
+}
+
+func (fakeModels) CrossEncoder(ctx context.Context, name string) (stages.PairScorer, error) {
+	return nil, fmt.Errorf("%w: %s (test double)", models.ErrNotInstalled, name)
+}
+
+// fileTime is every test note's modification time, so dates taken from the
+// file time are reproducible.
+var fileTime = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// buildEnv writes files (vault-relative path → content) to a temporary vault,
+// indexes it with the bag-of-words embedder and returns an Env over it.
+func buildEnv(t *testing.T, files map[string]string) *stages.Env {
+	t.Helper()
+	dir := t.TempDir()
+	vault := filepath.Join(dir, "vault")
+	for rel, content := range files {
+		p := filepath.Join(vault, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, fileTime, fileTime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	dbPath := filepath.Join(dir, "vault.db")
+	if _, err := index.Build(ctx, bowEmbedder{}, index.BuildOptions{VaultPath: vault, DBPath: dbPath}); err != nil {
+		t.Fatalf("build index: %v", err)
+	}
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatalf("open index: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &stages.Env{DB: db, Models: fakeModels{}}
+}
+
+// noteIDs maps each note's path to its id.
+func noteIDs(t *testing.T, db *index.DB) map[string]int64 {
+	t.Helper()
+	rows, _, err := db.List(context.Background(), index.Filter{}, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, n := range rows {
+		out[n.Path] = n.ID
+	}
+	return out
+}
