@@ -52,3 +52,8 @@ eval-check: setup
 
 clean:
 	rm -rf bin report
+
+## e2e: the official MCP TypeScript SDK drives `vault-rag serve` over stdio and streamable HTTP
+.PHONY: e2e
+e2e: setup build
+	cd e2e && npm ci --no-audit --no-fund && node mcp-e2e.mjs

@@ -5,5 +5,4 @@ import (
 	"errors"
 )
 
-func cmdServe(ctx context.Context, args []string) error { return errors.New("not yet") }
-func cmdGen(ctx context.Context, args []string) error   { return errors.New("not yet") }
+func cmdGen(ctx context.Context, args []string) error { return errors.New("not yet") }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/vault-rag/vault-rag/server"
+)
+
+// cmdServe serves the MCP tools: over streamable HTTP (the default, one
+// daemon whose models every client shares) or over stdio for one client.
+func cmdServe(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	transport := fs.String("transport", envOr("VAULT_RAG_TRANSPORT", "http"), "http (a daemon at --addr, MCP at /mcp, health at /health) or stdio (one client on stdin/stdout) [VAULT_RAG_TRANSPORT]")
+	addr := fs.String("addr", envOr("VAULT_RAG_ADDR", server.DefaultAddr), "HTTP listen address; a non-loopback one needs VAULT_RAG_TOKEN [VAULT_RAG_ADDR]")
+	cfgName := fs.String("config", envOr("VAULT_RAG_CONFIG", server.DefaultConfig), "the configuration vault_search runs (configs/ or experiments/) [VAULT_RAG_CONFIG]")
+	root := fs.String("root", envOr("VAULT_RAG_ROOT", serveConfigRoot()), "folder holding configs/ and experiments/ [VAULT_RAG_ROOT]")
+	vault := fs.String("vault", vaultPath(), "the vault folder (only ever read) [VAULT_PATH]")
+	db := fs.String("db", dbPath(), "the index file; built in the background if missing [DB_PATH]")
+	watch := fs.Bool("watch", true, "watch the vault and reindex changed notes")
+	poll := fs.Duration("poll", server.DefaultPollInterval, "how often the watcher looks at the vault")
+	debounce := fs.Duration("debounce", server.DefaultDebounce, "how long the vault must be quiet before the watcher reindexes")
+	timeout := fs.Duration("timeout", server.DefaultRequestTimeout, "time limit of one tool call (but vault_reindex)")
+	reindexTimeout := fs.Duration("reindex-timeout", server.DefaultReindexTimeout, "how long vault_reindex waits for its build (the build goes on after)")
+	origins := fs.String("allow-origin", os.Getenv("VAULT_RAG_ALLOWED_ORIGINS"), "comma-separated Origin values allowed besides loopback ones [VAULT_RAG_ALLOWED_ORIGINS]")
+	hosts := fs.String("allow-host", os.Getenv("VAULT_RAG_ALLOWED_HOSTS"), "comma-separated Host names allowed besides loopback and the bound host [VAULT_RAG_ALLOWED_HOSTS]")
+	verbose := fs.Bool("v", false, "log debug detail")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: vault-rag serve [flags]\n\nThe bearer token comes from VAULT_RAG_TOKEN only (a flag would show in ps).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitError{code: 2}
+	}
+	if fs.NArg() > 0 {
+		return exitError{code: 2, msg: fmt.Sprintf("vault-rag serve: unexpected argument %q", fs.Arg(0))}
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	// Logs go to stderr under every transport: over stdio, stdout carries
+	// protocol messages and nothing else.
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	protocolOut := os.Stdout
+	if *transport == "stdio" {
+		os.Stdout = os.Stderr // a stray print anywhere in the process cannot corrupt the stream
+	} else if *transport != "http" {
+		return exitError{code: 2, msg: fmt.Sprintf("vault-rag serve: --transport %q: want http or stdio", *transport)}
+	}
+
+	reg, err := newRegistry()
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	s, err := server.New(server.Options{
+		VaultPath:      *vault,
+		DBPath:         *db,
+		ConfigRoot:     *root,
+		ConfigName:     *cfgName,
+		Registry:       reg,
+		Addr:           *addr,
+		Token:          os.Getenv("VAULT_RAG_TOKEN"),
+		AllowedOrigins: serveList(*origins),
+		AllowedHosts:   serveList(*hosts),
+		Watch:          *watch,
+		PollInterval:   *poll,
+		Debounce:       *debounce,
+		RequestTimeout: *timeout,
+		ReindexTimeout: *reindexTimeout,
+		Clock:          time.Now,
+		Logger:         logger,
+	})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if *transport == "stdio" {
+		return s.ServeStdio(ctx, os.Stdin, protocolOut)
+	}
+	return s.ListenAndServe(ctx)
+}
+
+// serveConfigRoot is where configs/ lives: the working folder when it has one,
+// else the checkout the binary was built into (bin/..), so a client that
+// starts the server from elsewhere still finds configs/shipping.yaml.
+func serveConfigRoot() string {
+	if st, err := os.Stat("configs"); err == nil && st.IsDir() {
+		return "."
+	}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			dir := filepath.Dir(filepath.Dir(exe))
+			if st, err := os.Stat(filepath.Join(dir, "configs")); err == nil && st.IsDir() {
+				return dir
+			}
+		}
+	}
+	return "."
+}
+
+func serveList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,241 @@
+// End-to-end test of `vault-rag serve` with a client nobody here wrote: the
+// official MCP TypeScript SDK. Over stdio and over streamable HTTP it lists the
+// tools, calls each one with valid arguments and checks the result's shape, and
+// checks the refusals (path traversal, unknown parameters, a foreign Origin).
+//
+// It runs against a temporary copy of the demo vault and a temporary index, so
+// the real vault and data/vault.db are never touched. When data/vault.db exists
+// it seeds the temporary index (the server's catch-up build then embeds
+// nothing); otherwise the server builds the index itself.
+//
+// Usage: node mcp-e2e.mjs   (from e2e/, after `make build`; `make e2e` does both)
+// The last line is "e2e: N passed, M failed"; the exit code is 1 on any failure.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..');
+const bin = process.env.VAULT_RAG_BIN ?? path.join(repo, 'bin', 'vault-rag');
+const dataDir = path.resolve(process.env.VAULT_RAG_DATA ?? path.join(repo, 'data'));
+const TOOLS = ['vault_delta', 'vault_list', 'vault_read', 'vault_reindex', 'vault_search'];
+const CALL_TIMEOUT_MS = 300_000; // the first vault_reindex may wait for a full build
+
+let passed = 0;
+let failed = 0;
+
+function check(name, ok, detail = '') {
+  if (ok) {
+    passed++;
+    console.log(`ok - ${name}`);
+  } else {
+    failed++;
+    console.log(`not ok - ${name}${detail ? `: ${detail}` : ''}`);
+  }
+}
+
+// callTool returns {json, text, isError}; json is the parsed text or null.
+async function callTool(client, name, args) {
+  const res = await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
+  const text = (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
+  let json = null;
+  if (!res.isError) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
+  }
+  return { json, text, isError: res.isError === true };
+}
+
+// exercise runs every check over one connected client; label names the transport.
+async function exercise(client, label) {
+  const c = (name, ok, detail) => check(`${label}: ${name}`, ok, detail);
+
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  c('tools/list names the five tools', JSON.stringify(names) === JSON.stringify(TOOLS), JSON.stringify(names));
+  c('every input schema is strict', tools.every((t) => t.inputSchema?.additionalProperties === false),
+    tools.filter((t) => t.inputSchema?.additionalProperties !== false).map((t) => t.name).join(','));
+
+  // vault_reindex first: it waits for a build that starts after the call, so
+  // the index exists (and is current) for everything below.
+  const re = await callTool(client, 'vault_reindex', {});
+  c('vault_reindex returns a report', !re.isError && typeof re.json?.mode === 'string' && re.json.notes > 0 &&
+    Number.isInteger(re.json.took_ms) && Number.isInteger(re.json.run), re.text.slice(0, 300));
+
+  const s = await callTool(client, 'vault_search', { query: 'why did writes get slow in the middle of the night', k: 3 });
+  const notes = s.json?.notes ?? [];
+  c('vault_search returns ranked notes', !s.isError && notes.length >= 1 && notes.length <= 3 &&
+    notes.every((n, i) => n.rank === i + 1 && typeof n.path === 'string' && typeof n.snippet === 'string' && typeof n.score === 'number'),
+    s.text.slice(0, 300));
+  c('vault_search reports its stages and what is degraded', Array.isArray(s.json?.stages) && s.json.stages.length > 0 &&
+    Array.isArray(s.json?.degraded), s.text.slice(0, 300));
+
+  const scoped = await callTool(client, 'vault_search', { query: 'what went wrong overnight', path: 'personal/' });
+  c('a scoped vault_search reports the escalation outcome', !scoped.isError &&
+    /^(filled|drained|ladder-end):/.test(scoped.json?.scope?.outcome ?? '') &&
+    (scoped.json?.notes ?? []).every((n) => n.path.startsWith('personal/')), scoped.text.slice(0, 300));
+
+  const top = notes[0]?.path ?? 'knowledge/engineering/idempotency.md';
+  const r = await callTool(client, 'vault_read', { path: top });
+  c('vault_read returns the note', !r.isError && r.json?.path === top && r.json.content.length > 0 && Array.isArray(r.json.headings),
+    r.text.slice(0, 300));
+  const heading = r.json?.headings?.[0];
+  if (heading) {
+    const sec = await callTool(client, 'vault_read', { path: top, section: heading.toUpperCase() });
+    c('vault_read returns one section', !sec.isError && sec.json?.section === heading && sec.json.content.startsWith(`## ${heading}`),
+      sec.text.slice(0, 300));
+  }
+
+  const l = await callTool(client, 'vault_list', { limit: 5 });
+  c('vault_list pages through notes', !l.isError && l.json?.notes?.length === Math.min(5, l.json?.total ?? 0) &&
+    l.json.total === re.json?.notes && (l.json.total > 5 ? l.json.next_offset === 5 : l.json.next_offset === undefined),
+    l.text.slice(0, 300));
+
+  const d = await callTool(client, 'vault_delta', {
+    items: [
+      { title: 'Idempotency', text: 'An operation is idempotent if doing it twice has the same effect as doing it once.' },
+      { text: 'Идемпотентность означает, что повторный вызов не меняет результат.' },
+    ],
+  });
+  const [known, cyr] = d.json?.items ?? [];
+  c('vault_delta scores an item with evidence', !d.isError && ['covered', 'new'].includes(known?.status) &&
+    typeof known?.similarity === 'number' && typeof known?.path === 'string' && d.json.threshold === 0.745, d.text.slice(0, 300));
+  c('vault_delta never scores Cyrillic', cyr?.status === 'unscored: language' && cyr.similarity === undefined, JSON.stringify(cyr));
+
+  const trav = await callTool(client, 'vault_read', { path: '../etc/passwd' });
+  c('vault_read refuses ../etc/passwd', trav.isError && trav.text.includes('..') && !trav.text.includes('root:'), trav.text);
+  const enc = await callTool(client, 'vault_read', { path: '%2e%2e%2fetc%2fpasswd' });
+  c('vault_read refuses encoded traversal', enc.isError && enc.text.includes('URL-decoded'), enc.text);
+  const unk = await callTool(client, 'vault_search', { query: 'x', bogus: 1 });
+  c('an unknown parameter is an error naming it', unk.isError && unk.text.includes('"bogus"'), unk.text);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(url, child, deadlineMs) {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return res.json();
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`no answer from ${url}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function exited(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+
+async function main() {
+  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run \`make build\``);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-rag-e2e-'));
+  const vault = path.join(tmp, 'vault');
+  const db = path.join(tmp, 'vault.db');
+  fs.cpSync(path.join(repo, 'vault'), vault, { recursive: true, verbatimSymlinks: true });
+  const seed = path.join(dataDir, 'vault.db');
+  if (fs.existsSync(seed)) fs.copyFileSync(seed, db);
+  const env = {
+    ...process.env,
+    VAULT_PATH: vault,
+    DB_PATH: db,
+    VAULT_RAG_DATA: dataDir,
+    VAULT_RAG_ROOT: repo,
+    VAULT_RAG_CONFIG: process.env.VAULT_RAG_CONFIG ?? 'shipping',
+  };
+  delete env.VAULT_RAG_TOKEN;
+  delete env.VAULT_RAG_TRANSPORT;
+  delete env.VAULT_RAG_ADDR;
+  const logs = [];
+  try {
+    // 1. stdio: the SDK spawns the server and speaks over its stdin/stdout.
+    const stdio = new StdioClientTransport({
+      command: bin, args: ['serve', '--transport', 'stdio'], env, cwd: tmp, stderr: 'pipe',
+    });
+    stdio.stderr?.on('data', (b) => logs.push(`[stdio] ${b}`));
+    let protocolErrors = 0;
+    stdio.onerror = () => { protocolErrors++; };
+    const c1 = new Client({ name: 'vault-rag-e2e', version: '1.0.0' });
+    await c1.connect(stdio);
+    check('stdio: connects and initializes', c1.getServerVersion()?.name === 'vault-rag', JSON.stringify(c1.getServerVersion()));
+    await exercise(c1, 'stdio');
+    await c1.close();
+    check('stdio: stdout carried only protocol messages', protocolErrors === 0, `${protocolErrors} transport errors`);
+
+    // 2. streamable HTTP: a daemon on a free loopback port.
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const daemon = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`], { env, cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    daemon.stdout.on('data', (b) => logs.push(`[http stdout] ${b}`));
+    daemon.stderr.on('data', (b) => logs.push(`[http] ${b}`));
+    try {
+      const health = await waitForHealth(`${base}/health`, daemon, 60_000);
+      check('http: /health answers', ['ok', 'degraded'].includes(health.status) && Array.isArray(health.models) &&
+        Array.isArray(health.degraded_stages) && (health.status === 'degraded') === (health.degraded_stages.length > 0),
+        JSON.stringify(health).slice(0, 300));
+      const c2 = new Client({ name: 'vault-rag-e2e', version: '1.0.0' });
+      await c2.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+      check('http: connects and initializes', c2.getServerVersion()?.name === 'vault-rag', JSON.stringify(c2.getServerVersion()));
+      await exercise(c2, 'http');
+      await c2.close();
+      const after = await (await fetch(`${base}/health`)).json();
+      check('http: /health shows the index and its age', after.notes > 0 && after.chunks > 0 && Number.isInteger(after.index_age_seconds) &&
+        after.models.some((m) => m.role === 'embedder' && m.loaded), JSON.stringify(after).slice(0, 300));
+      const foreign = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { Origin: 'https://evil.example', 'Content-Type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      });
+      check('http: a foreign Origin is refused with 403', foreign.status === 403, `status ${foreign.status}`);
+    } finally {
+      daemon.kill('SIGTERM');
+      const { code, signal } = await exited(daemon);
+      check('http: SIGTERM shuts the daemon down cleanly', code === 0, `code ${code} signal ${signal}`);
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    if (failed > 0) process.stderr.write(logs.join(''));
+  }
+}
+
+const guard = setTimeout(() => {
+  console.log('not ok - the e2e run took more than 10 minutes');
+  console.log(`e2e: ${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+}, 600_000);
+guard.unref();
+
+try {
+  await main();
+} catch (err) {
+  check('the run completes', false, err?.stack ?? String(err));
+}
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,270 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vault-rag/vault-rag/index"
+)
+
+// args are a tool call's arguments, already checked against the tool's
+// declared parameters: every key is one the tool takes.
+type args struct {
+	tool string
+	m    map[string]any
+}
+
+// checkArgs refuses arguments that are not an object or that name a parameter
+// the tool does not declare, naming it, before any handler reads them. mcp-go
+// also advertises additionalProperties:false, but clients need not honour it.
+func checkArgs(t mcp.Tool, raw any) (args, error) {
+	a := args{tool: t.Name, m: map[string]any{}}
+	switch v := raw.(type) {
+	case nil:
+		return a, nil
+	case map[string]any:
+		a.m = v
+	case json.RawMessage:
+		if len(v) == 0 || string(v) == "null" {
+			return a, nil
+		}
+		if err := json.Unmarshal(v, &a.m); err != nil {
+			return a, fmt.Errorf("%s: arguments must be a JSON object", t.Name)
+		}
+	default:
+		return a, fmt.Errorf("%s: arguments must be a JSON object, not %T", t.Name, raw)
+	}
+	var unknown []string
+	for k := range a.m {
+		if _, ok := t.InputSchema.Properties[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		known := make([]string, 0, len(t.InputSchema.Properties))
+		for k := range t.InputSchema.Properties {
+			known = append(known, k)
+		}
+		sort.Strings(known)
+		takes := "no parameters"
+		if len(known) > 0 {
+			takes = "parameters " + strings.Join(known, ", ")
+		}
+		noun := "parameter"
+		if len(unknown) > 1 {
+			noun = "parameters"
+		}
+		return a, fmt.Errorf("%s: unknown %s %s (it takes %s)", t.Name, noun, quoteAll(unknown), takes)
+	}
+	return a, nil
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// present reports whether a parameter was given a non-null value.
+func (a args) present(name string) bool {
+	v, ok := a.m[name]
+	return ok && v != nil
+}
+
+// str returns a string parameter, "" when absent.
+func (a args) str(name string) (string, error) {
+	if !a.present(name) {
+		return "", nil
+	}
+	s, ok := a.m[name].(string)
+	if !ok {
+		return "", fmt.Errorf("parameter %q must be a string, not %s", name, jsonType(a.m[name]))
+	}
+	return s, nil
+}
+
+// requiredStr returns a string parameter that must be present and not blank.
+func (a args) requiredStr(name string) (string, error) {
+	if !a.present(name) {
+		return "", fmt.Errorf("parameter %q is required", name)
+	}
+	s, err := a.str(name)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", fmt.Errorf("parameter %q is empty", name)
+	}
+	return s, nil
+}
+
+// integer returns an integer parameter within [lo, hi], def when absent.
+func (a args) integer(name string, lo, hi, def int) (int, error) {
+	if !a.present(name) {
+		return def, nil
+	}
+	f, ok := number(a.m[name])
+	if !ok {
+		return 0, fmt.Errorf("parameter %q must be an integer, not %s", name, jsonType(a.m[name]))
+	}
+	if f != math.Trunc(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("parameter %q must be an integer, not %v", name, f)
+	}
+	if f < float64(lo) || f > float64(hi) {
+		return 0, fmt.Errorf("parameter %q is %v, outside %d..%d", name, f, lo, hi)
+	}
+	return int(f), nil
+}
+
+// float returns a number parameter within [lo, hi], def when absent.
+func (a args) float(name string, lo, hi, def float64) (float64, error) {
+	if !a.present(name) {
+		return def, nil
+	}
+	f, ok := number(a.m[name])
+	if !ok || math.IsNaN(f) {
+		return 0, fmt.Errorf("parameter %q must be a number, not %s", name, jsonType(a.m[name]))
+	}
+	if f < lo || f > hi {
+		return 0, fmt.Errorf("parameter %q is %v, outside %v..%v", name, f, lo, hi)
+	}
+	return f, nil
+}
+
+// boolean returns a boolean parameter, false when absent.
+func (a args) boolean(name string) (bool, error) {
+	if !a.present(name) {
+		return false, nil
+	}
+	b, ok := a.m[name].(bool)
+	if !ok {
+		return false, fmt.Errorf("parameter %q must be true or false, not %s", name, jsonType(a.m[name]))
+	}
+	return b, nil
+}
+
+// strList returns an array-of-strings parameter.
+func (a args) strList(name string) ([]string, error) {
+	if !a.present(name) {
+		return nil, nil
+	}
+	raw, ok := a.m[name].([]any)
+	if !ok {
+		return nil, fmt.Errorf("parameter %q must be an array of strings, not %s", name, jsonType(a.m[name]))
+	}
+	out := make([]string, 0, len(raw))
+	for i, v := range raw {
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("parameter %q: item %d must be a string, not %s", name, i, jsonType(v))
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// date returns a YYYY-MM-DD parameter, "" when absent.
+func (a args) date(name string) (string, error) {
+	s, err := a.str(name)
+	if err != nil || s == "" {
+		return s, err
+	}
+	if _, perr := time.Parse("2006-01-02", s); perr != nil || !datePattern.MatchString(s) {
+		return "", fmt.Errorf("parameter %q is %q, not a date (YYYY-MM-DD)", name, s)
+	}
+	return s, nil
+}
+
+// filter reads the structured filter parameters shared by vault_search and
+// vault_list.
+func (a args) filter() (index.Filter, error) {
+	var f index.Filter
+	var err error
+	if f.PathPrefix, err = a.str("path"); err != nil {
+		return f, err
+	}
+	if strings.Contains(f.PathPrefix, "\x00") {
+		return f, fmt.Errorf("parameter %q contains a NUL byte", "path")
+	}
+	if f.Type, err = a.str("type"); err != nil {
+		return f, err
+	}
+	if f.Project, err = a.str("project"); err != nil {
+		return f, err
+	}
+	if f.Status, err = a.str("status"); err != nil {
+		return f, err
+	}
+	if f.Topics, err = a.strList("topics"); err != nil {
+		return f, err
+	}
+	if f.DateFrom, err = a.date("date_from"); err != nil {
+		return f, err
+	}
+	if f.DateTo, err = a.date("date_to"); err != nil {
+		return f, err
+	}
+	if f.DateFrom != "" && f.DateTo != "" && f.DateFrom > f.DateTo {
+		return f, fmt.Errorf("date_from %s is after date_to %s", f.DateFrom, f.DateTo)
+	}
+	return f, nil
+}
+
+// parseNow reads a `now` value: RFC 3339 or YYYY-MM-DD (midnight UTC).
+func parseNow(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("parameter %q is %q, neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD", "now", s)
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case float32:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, float32, int, int64, json.Number:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}

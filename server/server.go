@@ -1,0 +1,330 @@
+// Package server serves the vault to AI assistants over MCP: five tools
+// (vault_search, vault_read, vault_list, vault_reindex, vault_delta) over
+// streamable HTTP at /mcp, with /health beside it, or over stdio for one client.
+//
+// One Server holds one index handle and one model registry for every client:
+// the ONNX models are process-wide, so a daemon loads them once. The index is
+// kept fresh by a polling watcher that runs debounced incremental builds; a full
+// rebuild that swaps a new file in is picked up on the next request, and the old
+// file is closed once the requests using it finish.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// Defaults of Options.
+const (
+	DefaultAddr           = "127.0.0.1:8848"
+	DefaultConfig         = "shipping"
+	DefaultPollInterval   = 2 * time.Second
+	DefaultDebounce       = time.Second
+	DefaultRequestTimeout = 60 * time.Second
+	DefaultReindexTimeout = 10 * time.Minute
+	DefaultMaxBodyBytes   = 1 << 20
+)
+
+// Options configure a Server. VaultPath, DBPath and Registry are required; the
+// zero value of every other field means its default.
+type Options struct {
+	VaultPath  string           // the vault folder (only ever read)
+	DBPath     string           // the index file
+	ConfigRoot string           // folder holding configs/ and experiments/ (default ".")
+	ConfigName string           // the configuration vault_search runs (default "shipping")
+	Registry   *models.Registry // the models, shared by every client
+
+	Addr           string   // HTTP listen address (default 127.0.0.1:8848)
+	Token          string   // bearer token; required when Addr is not loopback
+	AllowedOrigins []string // Origin values allowed besides http(s)://localhost, 127.0.0.1, [::1]
+	AllowedHosts   []string // Host names allowed besides the loopback names and the bound host
+
+	Watch          bool          // poll the vault and reindex what changed
+	PollInterval   time.Duration // how often the watcher looks (default 2s)
+	Debounce       time.Duration // how long the vault must be quiet before a reindex (default 1s)
+	RequestTimeout time.Duration // per tool call but vault_reindex (default 60s)
+	ReindexTimeout time.Duration // how long vault_reindex waits for its build (default 10m)
+	MaxBodyBytes   int64         // largest HTTP request body (default 1 MiB)
+
+	// Clock is read for `now` when a search gives none, and for the index
+	// age: the wall clock is read here, at the edge, never in the pipeline.
+	Clock  func() time.Time
+	Logger *slog.Logger // default: text to stderr (never stdout: stdio speaks there)
+
+	// wrapBuild, when set (tests), wraps the reindexer's build before any
+	// run can start.
+	wrapBuild func(func(context.Context) (index.Report, error)) func(context.Context) (index.Report, error)
+}
+
+// Server is the MCP server over one vault and its index. It is safe for
+// concurrent use.
+type Server struct {
+	opts      Options
+	log       *slog.Logger
+	mcp       *mcpserver.MCPServer
+	realVault string // the vault root, absolute with symlinks resolved
+	passages  *stages.VectorCache
+	reindex   *reindexer
+	boundPort atomic.Int32 // set by Serve; 0 accepts any port in Host
+
+	mu  sync.Mutex
+	cur *handle
+
+	ctx    context.Context // the server's lifetime: background work stops with it
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
+	closed sync.Once
+}
+
+// handle is one open index file and the requests using it. A handle is
+// replaced, never changed: requests that hold it finish on it.
+type handle struct {
+	db   *index.DB
+	env  *stages.Env
+	refs sync.WaitGroup
+}
+
+// New checks the options, opens the index if there is one, and starts the
+// background work: a build when there is no index yet (requests get a clear
+// "no index yet" error meanwhile, and vault_reindex waits for it), and, with
+// Watch, a catch-up incremental build and the watcher.
+func New(opts Options) (*Server, error) {
+	if opts.VaultPath == "" || opts.DBPath == "" {
+		return nil, errors.New("server: VaultPath and DBPath are required")
+	}
+	if opts.Registry == nil {
+		return nil, errors.New("server: Registry is required")
+	}
+	if opts.ConfigRoot == "" {
+		opts.ConfigRoot = "."
+	}
+	if opts.ConfigName == "" {
+		opts.ConfigName = DefaultConfig
+	}
+	if opts.Addr == "" {
+		opts.Addr = DefaultAddr
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.ReindexTimeout <= 0 {
+		opts.ReindexTimeout = DefaultReindexTimeout
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if !configName.MatchString(opts.ConfigName) {
+		return nil, fmt.Errorf("server: configuration name %q: %s", opts.ConfigName, configNameRule)
+	}
+	if _, err := pipeline.Find(opts.ConfigRoot, opts.ConfigName); err != nil {
+		return nil, fmt.Errorf("server: load the configuration: %w", err)
+	}
+	abs, err := filepath.Abs(opts.VaultPath)
+	if err != nil {
+		return nil, fmt.Errorf("server: vault path: %w", err)
+	}
+	realVault, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("server: vault: %w", err)
+	}
+	if st, err := os.Stat(realVault); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("server: vault %s is not a folder", opts.VaultPath)
+	}
+	s := &Server{opts: opts, log: opts.Logger, realVault: realVault, passages: stages.NewVectorCache(20000)}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.reindex = &reindexer{build: s.build, ctx: s.ctx}
+	if opts.wrapBuild != nil {
+		s.reindex.build = opts.wrapBuild(s.build)
+	}
+	s.mcp = mcpserver.NewMCPServer("vault-rag", Version(),
+		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithStrictInputSchemaDefault(),
+		mcpserver.WithRecovery(),
+		mcpserver.WithInstructions(instructions),
+	)
+	s.mcp.AddTools(s.tools()...)
+
+	db, err := index.Open(s.ctx, opts.DBPath)
+	switch {
+	case err == nil:
+		s.cur = s.newHandle(db)
+	case errors.Is(err, index.ErrNoIndex), errors.Is(err, index.ErrCorrupt):
+		s.log.Warn("no usable index yet; building one in the background", "db", opts.DBPath, "reason", err)
+	default:
+		s.cancel()
+		return nil, fmt.Errorf("server: open the index: %w", err)
+	}
+	if s.cur == nil || opts.Watch {
+		s.background(func(ctx context.Context) {
+			r, err := s.reindex.Run(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					s.log.Error("startup reindex failed", "err", err)
+				}
+				return
+			}
+			s.log.Info("startup reindex done", "mode", r.rep.Mode, "notes", r.rep.Notes, "added", r.rep.Added, "changed", r.rep.Changed, "removed", r.rep.Removed, "took", r.rep.Duration.Round(time.Millisecond))
+		})
+	}
+	if opts.Watch {
+		// The first look is taken here, so any change after New returns is
+		// one the watcher sees.
+		first, err := snapshot(s.realVault)
+		if err != nil {
+			s.log.Warn("watch: first look at the vault failed", "err", err)
+		}
+		s.background(func(ctx context.Context) { s.watch(ctx, first) })
+	}
+	return s, nil
+}
+
+const instructions = `vault-rag searches a folder of markdown notes (an Obsidian-style vault).
+vault_search finds notes for a question (filters: path, type, project, status, topics, dates);
+vault_read returns one note or one "## " section by its vault-relative path;
+vault_list pages through notes by metadata; vault_delta tells which candidate items the vault
+already covers; vault_reindex refreshes the index (the server also watches the vault).`
+
+// Version is the module version of the running binary, or "dev".
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func (s *Server) background(f func(context.Context)) {
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		f(s.ctx)
+	}()
+}
+
+func (s *Server) newHandle(db *index.DB) *handle {
+	return &handle{db: db, env: &stages.Env{DB: db, Models: pipeline.RegistryModels{R: s.opts.Registry}, Passages: s.passages}}
+}
+
+// build is the reindexer's one job: an incremental build, which falls back to
+// a full one when there is no usable index.
+func (s *Server) build(ctx context.Context) (index.Report, error) {
+	emb, err := s.opts.Registry.Embedder(ctx, "")
+	if err != nil {
+		return index.Report{}, fmt.Errorf("reindex: %w", err)
+	}
+	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: s.realVault, DBPath: s.opts.DBPath, Incremental: true})
+	if err != nil {
+		return rep, fmt.Errorf("reindex: %w", err)
+	}
+	return rep, nil
+}
+
+// acquire returns the current index handle, first swapping in a rebuilt file
+// if a full build renamed one into place. The caller must call release. The
+// old handle's file is closed once its last request releases it.
+func (s *Server) acquire(ctx context.Context) (h *handle, release func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx.Err() != nil {
+		return nil, nil, errors.New("the server is shutting down")
+	}
+	if s.cur == nil || s.cur.db.Stale() {
+		db, err := index.Open(ctx, s.opts.DBPath)
+		switch {
+		case err != nil && s.cur == nil:
+			return nil, nil, s.noIndex(err)
+		case err != nil:
+			s.log.Warn("a new index file appeared but cannot be opened; still serving the old one", "err", err)
+		default:
+			old := s.cur
+			s.cur = s.newHandle(db)
+			if old != nil {
+				s.bg.Add(1)
+				go func() {
+					defer s.bg.Done()
+					old.refs.Wait()
+					old.db.Close()
+				}()
+			}
+		}
+	}
+	h = s.cur
+	h.refs.Add(1)
+	return h, h.refs.Done, nil
+}
+
+// noIndex explains why there is no index to serve and what happens next.
+func (s *Server) noIndex(err error) error {
+	st := s.reindex.status()
+	switch {
+	case st.Running:
+		return fmt.Errorf("no index yet: it is being built in the background (run %d, %s so far); call vault_reindex to wait for it, or retry shortly (%v)", st.RunningSeq, st.RunningFor, err)
+	case st.LastError != "":
+		return fmt.Errorf("no index: the last build failed (%s); fix that and call vault_reindex (%v)", st.LastError, err)
+	}
+	return fmt.Errorf("no index yet (%v); call vault_reindex to build it", err)
+}
+
+// callLimit is the longest a tool call may take.
+func (s *Server) callLimit() time.Duration { return max(s.opts.RequestTimeout, s.opts.ReindexTimeout) }
+
+// MCP is the MCP server itself, for in-process clients.
+func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
+
+// Reindex runs (or joins) an incremental build and waits for it: the
+// vault_reindex tool.
+func (s *Server) Reindex(ctx context.Context) (index.Report, error) {
+	r, err := s.reindex.Run(ctx)
+	if err != nil {
+		return index.Report{}, err
+	}
+	return r.rep, nil
+}
+
+// Close stops the background work, waits for a build in progress to stop,
+// and closes the index once the requests using it finish.
+func (s *Server) Close() error {
+	var err error
+	s.closed.Do(func() {
+		s.cancel()
+		// After the lock, every acquire sees the cancelled context and none
+		// adds to s.bg any more.
+		s.mu.Lock()
+		h := s.cur
+		s.cur = nil
+		s.mu.Unlock()
+		s.reindex.close()
+		s.bg.Wait()
+		if h != nil {
+			h.refs.Wait()
+			err = h.db.Close()
+		}
+	})
+	return err
+}

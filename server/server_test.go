@@ -1,0 +1,689 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+)
+
+// copyFixture copies the test vault and its index for a test that changes
+// either.
+func copyFixture(t *testing.T) (vault, db string) {
+	t.Helper()
+	needModels(t)
+	dir := t.TempDir()
+	vault, db = filepath.Join(dir, "vault"), filepath.Join(dir, "vault.db")
+	if err := copyTree(fx.vault, vault); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(fx.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(db, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return vault, db
+}
+
+// gate holds every build until opened, and says when one starts.
+type gate struct {
+	open    chan struct{}
+	started chan struct{}
+}
+
+func newGate() *gate { return &gate{open: make(chan struct{}), started: make(chan struct{}, 100)} }
+
+func (g *gate) wrap(build func(context.Context) (index.Report, error)) func(context.Context) (index.Report, error) {
+	return func(ctx context.Context) (index.Report, error) {
+		g.started <- struct{}{}
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			return index.Report{}, ctx.Err()
+		}
+		return build(ctx)
+	}
+}
+
+func TestReindexCoalesces(t *testing.T) {
+	vault, db := copyFixture(t)
+	g := newGate()
+	joined := make(chan struct{}, 100)
+	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.wrapBuild = vault, db, g.wrap })
+	s.reindex.joined = joined // no run has started: nothing reads it yet
+	c := connectHTTP(t, s)
+
+	const callers = 8
+	type result struct {
+		out reindexOut
+		err string
+	}
+	results := make(chan result, callers)
+	reindex := func() {
+		text, isErr, err := callRaw(c, ToolReindex, nil)
+		var r result
+		switch {
+		case err != nil:
+			r.err = err.Error()
+		case isErr:
+			r.err = text
+		default:
+			if err := json.Unmarshal([]byte(text), &r.out); err != nil {
+				r.err = err.Error()
+			}
+		}
+		results <- r
+	}
+	go reindex()
+	<-joined
+	<-g.started // run 1 is in progress, held at the gate
+	for i := 1; i < callers; i++ {
+		go reindex()
+	}
+	for i := 1; i < callers; i++ {
+		<-joined // every later caller is queued behind run 1
+	}
+
+	// Searches keep working while a build runs.
+	var out searchOut
+	callOK(t, c, ToolSearch, map[string]any{"query": "idempotency keys"}, &out)
+	if len(out.Notes) == 0 {
+		t.Error("search during a reindex found nothing")
+	}
+	if st := s.Health(context.Background()).Reindex; !st.Running || !st.Queued || st.Builds != 0 {
+		t.Errorf("health during the run: %+v", st)
+	}
+
+	close(g.open)
+	runs := map[int]int{}
+	for i := 0; i < callers; i++ {
+		r := <-results
+		if r.err != "" {
+			t.Fatalf("a reindex call failed: %s", r.err)
+		}
+		if r.out.Notes != fx.notes {
+			t.Errorf("report: %+v", r.out)
+		}
+		runs[r.out.Run]++
+	}
+	if runs[1] != 1 || runs[2] != callers-1 || len(runs) != 2 {
+		t.Errorf("callers per run = %v; want the first caller on run 1 and the other %d sharing run 2", runs, callers-1)
+	}
+	if b := s.reindex.status().Builds; b != 2 {
+		t.Errorf("%d concurrent calls ran %d builds, want 2", callers, b)
+	}
+}
+
+func TestReindexTimeoutLeavesBuildRunning(t *testing.T) {
+	vault, db := copyFixture(t)
+	g := newGate()
+	s := newServer(t, func(o *Options) {
+		o.VaultPath, o.DBPath, o.wrapBuild = vault, db, g.wrap
+		o.ReindexTimeout = 200 * time.Millisecond
+	})
+	c := connectStdio(t, s)
+	msg := callErr(t, c, ToolReindex, nil)
+	if !strings.Contains(msg, "still going") || !strings.Contains(msg, "gave up after 200ms") {
+		t.Errorf("a call that outlives its time limit: %q", msg)
+	}
+	if st := s.reindex.status(); !st.Running {
+		t.Errorf("the build stopped with its caller: %+v", st)
+	}
+	close(g.open)
+	s.reindex.close()
+	if st := s.reindex.status(); st.Builds != 1 || st.LastError != "" {
+		t.Errorf("the build did not finish on its own: %+v", st)
+	}
+}
+
+// tinyVault writes a vault of two short notes, for tests that need full
+// builds (a full build of the fixture takes a while on a small machine).
+func tinyVault(t *testing.T) string {
+	t.Helper()
+	needModels(t)
+	vault := filepath.Join(t.TempDir(), "vault")
+	for rel, text := range map[string]string{
+		"knowledge/idempotency.md": "# Idempotency\n\nDoing it twice has the same effect as doing it once.\n",
+		"personal/bread.md":        "# Bread\n\nRye loaves want a long proof.\n",
+	} {
+		if err := writeFile(filepath.Join(vault, filepath.FromSlash(rel)), []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return vault
+}
+
+func TestNoIndexYet(t *testing.T) {
+	vault := tinyVault(t)
+	db := filepath.Join(t.TempDir(), "sub", "vault.db")
+	g := newGate()
+	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.wrapBuild = vault, db, g.wrap })
+	c := connectStdio(t, s)
+	<-g.started // New started a build at once
+	if msg := callErr(t, c, ToolList, nil); !strings.Contains(msg, "no index yet") {
+		t.Errorf("list without an index: %q", msg)
+	}
+	msg := callErr(t, c, ToolSearch, map[string]any{"query": "idempotency"})
+	if !strings.Contains(msg, "no index yet") || !strings.Contains(msg, "being built") || !strings.Contains(msg, "vault_reindex") {
+		t.Errorf("search without an index: %q", msg)
+	}
+	h := s.Health(context.Background())
+	if h.Status != "degraded" || h.IndexAgeSeconds != nil || !strings.Contains(h.Index, "no index yet") {
+		t.Errorf("health without an index: %+v", h)
+	}
+	type result struct {
+		text  string
+		isErr bool
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		text, isErr, err := callRaw(c, ToolReindex, nil)
+		done <- result{text, isErr, err}
+	}()
+	close(g.open)
+	r := <-done
+	if r.err != nil || r.isErr {
+		t.Fatalf("reindex: %v %s", r.err, r.text)
+	}
+	var out reindexOut
+	if err := json.Unmarshal([]byte(r.text), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Notes != 2 || out.Run != 2 {
+		t.Errorf("reindex after the startup build: %+v", out)
+	}
+	var res searchOut
+	callOK(t, c, ToolSearch, map[string]any{"query": "idempotency"}, &res)
+	if len(res.Notes) == 0 {
+		t.Error("search after the build found nothing")
+	}
+}
+
+func TestFullRebuildIsSwappedIn(t *testing.T) {
+	vault := tinyVault(t)
+	db := filepath.Join(t.TempDir(), "vault.db")
+	ctx := context.Background()
+	emb, err := fx.reg.Embedder(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
+	old, release, err := s.acquire(ctx) // a request in flight on the old file
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(filepath.Join(vault, "knowledge", "zebra.md"), []byte("# Zebra crossings\n\nStripes.\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
+		t.Fatal(err)
+	}
+	c := connectStdio(t, s)
+	var out listOut
+	callOK(t, c, ToolList, map[string]any{"path": "knowledge/zebra.md"}, &out)
+	if out.Total != 1 {
+		t.Fatalf("the rebuilt index was not swapped in: %+v", out)
+	}
+	if _, err := old.db.Stats(ctx); err != nil {
+		t.Fatalf("the old file was closed under a request in flight: %v", err)
+	}
+	release()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := old.db.Stats(ctx)
+		if err != nil {
+			break // closed once its last request finished
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the old index file was never closed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestWatcherReindexesChanges(t *testing.T) {
+	vault, db := copyFixture(t)
+	s := newServer(t, func(o *Options) {
+		o.VaultPath, o.DBPath, o.Watch = vault, db, true
+		o.PollInterval, o.Debounce = 20*time.Millisecond, 60*time.Millisecond
+	})
+	c := connectStdio(t, s)
+	waitFor := func(what string, path string, want int) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			var out listOut
+			callOK(t, c, ToolList, map[string]any{"path": path}, &out)
+			if out.Total == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the watcher never reindexed (%s: %d notes, want %d; reindex %+v)", what, path, out.Total, want, s.reindex.status())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	p := filepath.Join(vault, "knowledge", "watched.md")
+	if err := writeFile(p, []byte("# Watched\n\nA note written while the server runs.\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("a new note", "knowledge/watched.md", 1)
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("a deleted note", "knowledge/watched.md", 0)
+	st := s.reindex.status()
+	if st.LastReport == nil || st.LastReport.Mode != "incremental" || st.LastReport.Removed != 1 {
+		t.Errorf("last watcher run: %+v", st)
+	}
+}
+
+// degradedRegistry has the embedder and never the cross-encoder, whatever this
+// machine has installed.
+func degradedRegistry(t *testing.T) *models.Registry {
+	t.Helper()
+	needModels(t)
+	data := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "models"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(models.ModelDir(fx.reg.DataDir(), models.DefaultEmbedder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, models.ModelDir(data, models.DefaultEmbedder)); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := models.NewRegistry(data, models.RuntimeLibrary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Close)
+	return reg
+}
+
+func getHealth(t *testing.T, url string) Health {
+	t.Helper()
+	resp, err := http.Get(url + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/health: %s", resp.Status)
+	}
+	var h Health
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestMissingCrossEncoderIsDegraded(t *testing.T) {
+	reg := degradedRegistry(t)
+	s := newServer(t, func(o *Options) { o.Registry = reg })
+	url := serveHTTP(t, s)
+	h := getHealth(t, url)
+	if h.Status != "degraded" || h.Notes != fx.notes || h.Chunks == 0 || h.Config != "test-hybrid" {
+		t.Errorf("health: %+v", h)
+	}
+	built, err := time.Parse(time.RFC3339, h.BuiltAt)
+	if err != nil || h.IndexAgeSeconds == nil || *h.IndexAgeSeconds != int64(fixedNow.Sub(built)/time.Second) {
+		t.Errorf("index age %v from built_at %q and the clock %s", h.IndexAgeSeconds, h.BuiltAt, fixedNow)
+	}
+	want := "rerank: model not installed (ms-marco-MiniLM-L-6-v2: not fetched)"
+	if len(h.DegradedStages) != 1 || h.DegradedStages[0] != want {
+		t.Errorf("degraded_stages = %q, want [%q]", h.DegradedStages, want)
+	}
+	for _, m := range h.Models {
+		if m.Role == "cross-encoder" && (m.Installed || m.Loaded || m.Problem == "") {
+			t.Errorf("cross-encoder reported as %+v", m)
+		}
+		if m.Role == "embedder" && !m.Installed {
+			t.Errorf("embedder reported as %+v", m)
+		}
+	}
+
+	c := connectStdio(t, s)
+	msg := callErr(t, c, ToolSearch, map[string]any{"query": "idempotency", "config": "needs-rerank"})
+	for _, w := range []string{"model not installed", "stage rerank needs ms-marco-MiniLM-L-6-v2 (cross-encoder)", "configuration needs-rerank cannot run"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q lacks %q", msg, w)
+		}
+	}
+	var out searchOut
+	callOK(t, c, ToolSearch, map[string]any{"query": "idempotency"}, &out)
+	if len(out.Degraded) != 1 || out.Degraded[0] != want {
+		t.Errorf("a search result must carry the degraded stages: %q", out.Degraded)
+	}
+	if !reg.Loaded(models.DefaultEmbedder) || !getHealthLoaded(t, url) {
+		t.Error("the embedder should show as loaded after a search")
+	}
+}
+
+func getHealthLoaded(t *testing.T, url string) bool {
+	for _, m := range getHealth(t, url).Models {
+		if m.Role == "embedder" {
+			return m.Loaded
+		}
+	}
+	return false
+}
+
+func TestConfigNeedingMissingModelShowsInHealth(t *testing.T) {
+	reg := degradedRegistry(t)
+	s := newServer(t, func(o *Options) { o.Registry, o.ConfigName = reg, "needs-rerank" })
+	h := s.Health(context.Background())
+	found := false
+	for _, d := range h.DegradedStages {
+		if strings.HasPrefix(d, "vault_search: configuration needs-rerank cannot run: model not installed") {
+			found = true
+		}
+	}
+	if h.Status != "degraded" || !found {
+		t.Errorf("a server configured to rerank without the model: %+v", h.DegradedStages)
+	}
+	msg := callErr(t, connectStdio(t, s), ToolSearch, map[string]any{"query": "idempotency"})
+	if !strings.Contains(msg, "model not installed") {
+		t.Errorf("search: %q", msg)
+	}
+}
+
+func TestModelsLoadOnceForConcurrentFirstCalls(t *testing.T) {
+	reg := degradedRegistry(t) // a fresh registry: nothing loaded yet
+	s := newServer(t, func(o *Options) { o.Registry = reg })
+	c := connectHTTP(t, s)
+	var wg sync.WaitGroup
+	errs := make(chan string, 6)
+	for i := 0; i < 6; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			text, isErr, err := callRaw(c, ToolDelta, map[string]any{"items": []any{map[string]any{"text": "retry budgets"}}})
+			if err != nil {
+				errs <- err.Error()
+			} else if isErr {
+				errs <- text
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("delta: %s", e)
+	}
+	if n := reg.Loads(); n != 1 {
+		t.Errorf("6 concurrent first calls loaded the embedder %d times, want 1", n)
+	}
+}
+
+func TestHTTPGuards(t *testing.T) {
+	s := newServer(t, nil)
+	base := serveHTTP(t, s)
+	port := base[strings.LastIndex(base, ":")+1:]
+	do := func(method, host, origin string, body io.Reader, size int64) int {
+		t.Helper()
+		req, err := http.NewRequest(method, base+"/mcp", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if method == http.MethodGet {
+			req.URL.Path = "/health"
+		}
+		if host != "" {
+			req.Host = host
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.ContentLength = size
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	ping := func() io.Reader { return strings.NewReader(initMsg) }
+	pingLen := int64(len(initMsg))
+	cases := []struct {
+		name         string
+		method, host string
+		origin       string
+		want         int
+	}{
+		{"health on 127.0.0.1", "GET", "127.0.0.1:" + port, "", 200},
+		{"health on localhost", "GET", "localhost:" + port, "", 200},
+		{"health on [::1]", "GET", "[::1]:" + port, "", 200},
+		{"foreign host", "GET", "evil.example:" + port, "", 403},
+		{"rebinding host without port", "GET", "evil.example", "", 403},
+		{"loopback host, wrong port", "GET", "localhost:1", "", 403},
+		{"foreign origin", "POST", "", "https://evil.example", 403},
+		{"null origin", "POST", "", "null", 403},
+		{"origin lookalike", "POST", "", "http://localhost.evil.example", 403},
+		{"file origin", "POST", "", "file://", 403},
+		{"loopback origin, any port", "POST", "", "http://localhost:5173", 200},
+		{"no origin", "POST", "", "", 200},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var body io.Reader
+			var size int64
+			if tc.method == "POST" {
+				body, size = ping(), pingLen
+			}
+			if got := do(tc.method, tc.host, tc.origin, body, size); got != tc.want {
+				t.Errorf("status %d, want %d", got, tc.want)
+			}
+		})
+	}
+	t.Run("oversized body", func(t *testing.T) {
+		big := strings.Repeat("x", DefaultMaxBodyBytes+1)
+		if got := do("POST", "", "", strings.NewReader(big), int64(len(big))); got != http.StatusRequestEntityTooLarge {
+			t.Errorf("status %d, want 413", got)
+		}
+	})
+	t.Run("oversized chunked body", func(t *testing.T) {
+		pr, pw := io.Pipe()
+		go func() {
+			chunk := []byte(strings.Repeat("x", 64<<10))
+			for i := 0; i < 20; i++ { // 1.25 MiB, no Content-Length
+				if _, err := pw.Write(chunk); err != nil {
+					return
+				}
+			}
+			pw.Close()
+		}()
+		if got := do("POST", "", "", pr, -1); got != http.StatusRequestEntityTooLarge {
+			t.Errorf("status %d, want 413", got)
+		}
+	})
+}
+
+func TestToken(t *testing.T) {
+	s := newServer(t, func(o *Options) { o.Token = "s3cret-token" })
+	base := serveHTTP(t, s)
+	for _, auth := range []string{"", "Bearer wrong", "Basic s3cret-token", "Bearer s3cret-tokenX"} {
+		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("Authorization %q: %s, want 401 with a Bearer challenge", auth, resp.Status)
+		}
+	}
+	c, err := client.NewStreamableHttpClient(base+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer s3cret-token"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	initialize(t, c)
+	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil || len(res.Tools) != 5 {
+		t.Fatalf("with the token: %v, %v", res, err)
+	}
+}
+
+func TestNonLoopbackNeedsToken(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:8848"} {
+		s := newServer(t, func(o *Options) { o.Addr = addr })
+		err := s.ListenAndServe(context.Background())
+		if !errors.Is(err, ErrNeedToken) || !strings.Contains(err.Error(), "VAULT_RAG_TOKEN") {
+			t.Errorf("%s without a token: %v, want a refusal naming VAULT_RAG_TOKEN", addr, err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0", "[::1]:0"} {
+		if err := checkBind(addr, ""); err != nil {
+			t.Errorf("%s is loopback: %v", addr, err)
+		}
+	}
+
+	// With a token it serves on every interface, and wants the token.
+	s := newServer(t, func(o *Options) { o.Addr, o.Token = "0.0.0.0:0", "tok" })
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Skipf("cannot listen on 0.0.0.0 here: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	url := "http://127.0.0.1:" + ln.Addr().String()[strings.LastIndex(ln.Addr().String(), ":")+1:] + "/health"
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("health with the token on 0.0.0.0: %s", resp.Status)
+	}
+
+	// Serve checks the listener it is handed too.
+	s2 := newServer(t, nil)
+	ln2, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Serve(context.Background(), ln2); !errors.Is(err, ErrNeedToken) {
+		t.Errorf("Serve on 0.0.0.0 without a token: %v", err)
+	}
+}
+
+// TestStdioBinary runs the real binary over stdio and checks that stdout
+// carries protocol messages and nothing else.
+func TestStdioBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	needModels(t)
+	bin := filepath.Join(t.TempDir(), "vault-rag")
+	build := exec.Command("go", "build", "-tags=sqlite_fts5", "-o", bin, "./cmd/vault-rag")
+	build.Dir = fx.repoRoot
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	data, err := filepath.Abs(fx.reg.DataDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "--transport", "stdio", "--watch=false")
+	cmd.Dir = t.TempDir() // no .env, no configs/: everything from the environment
+	cmd.Env = append(os.Environ(), "VAULT_PATH="+fx.vault, "DB_PATH="+fx.db, "VAULT_RAG_DATA="+data,
+		"VAULT_RAG_ROOT="+fx.configs, "VAULT_RAG_CONFIG=test-hybrid")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Every line the server writes must be a JSON-RPC message.
+	pr, pw := io.Pipe()
+	var bad []string
+	checked := make(chan struct{})
+	go func() {
+		defer close(checked)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var msg struct {
+				JSONRPC string `json:"jsonrpc"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &msg); err != nil || msg.JSONRPC != "2.0" {
+				bad = append(bad, sc.Text())
+			}
+			pw.Write(append(sc.Bytes(), '\n'))
+		}
+		pw.Close()
+	}()
+	c := client.NewClient(transport.NewIO(pr, stdin, io.NopCloser(strings.NewReader(""))))
+	initialize(t, c)
+	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil || len(res.Tools) != 5 {
+		t.Fatalf("tools/list: %v %v", res, err)
+	}
+	var out searchOut
+	callOK(t, c, ToolSearch, map[string]any{"query": "lease expiry storm"}, &out)
+	if len(out.Notes) == 0 || out.Config != "test-hybrid" {
+		t.Errorf("search over the binary: %+v", out)
+	}
+	if msg := callErr(t, c, ToolRead, map[string]any{"path": "../etc/passwd"}); !strings.Contains(msg, `".."`) {
+		t.Errorf("read refusal: %q", msg)
+	}
+	c.Close() // closes stdin: the server exits
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the server did not exit cleanly on EOF: %v\n%s", err, stderr.String())
+	}
+	<-checked
+	if len(bad) > 0 {
+		t.Errorf("stdout carried %d lines that are not JSON-RPC, e.g. %q", len(bad), bad[0])
+	}
+	if !strings.Contains(stderr.String(), "serving MCP over stdio") {
+		t.Errorf("logs should go to stderr; stderr was %q", stderr.String())
+	}
+}

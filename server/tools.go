@@ -1,0 +1,413 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// Tool names.
+const (
+	ToolSearch  = "vault_search"
+	ToolRead    = "vault_read"
+	ToolList    = "vault_list"
+	ToolReindex = "vault_reindex"
+	ToolDelta   = "vault_delta"
+)
+
+// Limits of the tools' parameters.
+const (
+	MaxK         = 50
+	MaxListLimit = 200
+)
+
+// configName is what a configuration may be called from a tool: a bare name,
+// never a path (pipeline.Find would read any YAML file it is given).
+var configName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+const configNameRule = "a configuration is named by a bare name from configs/ or experiments/ (letters, digits, - and _), not a path"
+
+func filterOptions() []mcp.ToolOption {
+	return []mcp.ToolOption{
+		mcp.WithString("path", mcp.Description(`Only notes whose vault-relative path starts with this, e.g. "sessions/orchard/".`)),
+		mcp.WithString("type", mcp.Description(`Only notes with this frontmatter type, e.g. "session", "knowledge".`)),
+		mcp.WithString("project", mcp.Description("Only notes of this frontmatter project.")),
+		mcp.WithString("status", mcp.Description("Only notes with this frontmatter status.")),
+		mcp.WithArray("topics", mcp.WithStringItems(), mcp.Description("Only notes carrying all of these topics.")),
+		mcp.WithString("date_from", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Only notes dated on or after this day (YYYY-MM-DD).")),
+		mcp.WithString("date_to", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Only notes dated on or before this day (YYYY-MM-DD).")),
+	}
+}
+
+func readOnly(title string) mcp.ToolOption {
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: title, ReadOnlyHint: mcp.ToBoolPtr(true), DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)})
+}
+
+// Tools returns the five tools' definitions, as tools/list shows them.
+func Tools() []mcp.Tool {
+	search := append([]mcp.ToolOption{
+		mcp.WithDescription("Search the vault's notes for a question or keywords. Runs the server's retrieval configuration (BM25 + embeddings by default). " +
+			"Returns ranked notes with path, title, heading, snippet and score; what each stage did (the vector stage says how a filtered search ended: " +
+			`"filled", "drained" (no more in scope) or "ladder-end" (stopped looking)); the notes linked to and from the top hit; and any degraded capability.`),
+		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("What to look for, in plain words or exact tokens (error codes, config keys).")),
+		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description("How many notes to return (1..50, default 10).")),
+	}, filterOptions()...)
+	search = append(search,
+		mcp.WithString("now", mcp.Description("The moment recency is measured from: RFC 3339 or YYYY-MM-DD (default: the server's clock).")),
+		mcp.WithBoolean("explain", mcp.Description("Include every stage's rank and score for each note.")),
+		mcp.WithString("config", mcp.Pattern(configName.String()), mcp.Description(`A named configuration from configs/ or experiments/ to run instead of the server's (e.g. "keyword", "hybrid").`)),
+		mcp.WithSchemaAdditionalProperties(false),
+		readOnly("Search the vault"),
+	)
+	list := append([]mcp.ToolOption{
+		mcp.WithDescription("List the vault's notes in path order, filtered by metadata, a page at a time. Returns total, the page, and next_offset when there is more."),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("Notes to skip (default 0).")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxListLimit), mcp.Description("Notes per page (1..200, default 50).")),
+	}, filterOptions()...)
+	list = append(list, mcp.WithSchemaAdditionalProperties(false), readOnly("List notes"))
+	return []mcp.Tool{
+		mcp.NewTool(ToolSearch, search...),
+		mcp.NewTool(ToolRead,
+			mcp.WithDescription(`Read one note, or one "## " section of it, by its vault-relative path (as vault_search and vault_list return it). Returns the note's title, metadata, its section headings, and the text. `+
+				"Absolute paths, '..', backslashes, encoded traversal, NUL bytes and symlinks leading outside the vault are refused."),
+			mcp.WithString("path", mcp.Required(), mcp.Description(`Vault-relative path of the note, e.g. "knowledge/engineering/idempotency.md".`)),
+			mcp.WithString("section", mcp.Description(`A "## " heading of the note (case-insensitive) to return only that section.`)),
+			mcp.WithSchemaAdditionalProperties(false),
+			readOnly("Read a note"),
+		),
+		mcp.NewTool(ToolList, list...),
+		mcp.NewTool(ToolReindex,
+			mcp.WithDescription("Bring the index up to date with the vault: an incremental build that re-embeds only changed notes. Concurrent calls share one run; searches keep working meanwhile. "+
+				"Returns what changed and how long it took. The server also reindexes by itself when notes change."),
+			mcp.WithSchemaAdditionalProperties(false),
+			mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: "Reindex the vault", ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}),
+		),
+		mcp.NewTool(ToolDelta,
+			mcp.WithDescription("For each candidate item (say, facts from a conversation), say whether the vault already covers it or it is new, with the nearest note, heading and cosine similarity as evidence. "+
+				fmt.Sprintf("An item is covered when its similarity reaches the threshold (default %.3f). ", DefaultNoveltyThreshold)+
+				`Items written mostly in Cyrillic come back "unscored: language": the English embedding model cannot judge them.`),
+			mcp.WithArray("items", mcp.Required(), mcp.MinItems(1), mcp.MaxItems(MaxDeltaItems),
+				mcp.Items(map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"text":  map[string]any{"type": "string", "minLength": 1, "maxLength": MaxDeltaItemBytes, "description": "The item's text."},
+						"title": map[string]any{"type": "string", "maxLength": MaxDeltaTitleBytes, "description": "An optional title, embedded before the text."},
+					},
+					"required":             []string{"text"},
+					"additionalProperties": false,
+				}),
+				mcp.Description(fmt.Sprintf("The candidates, 1..%d, each {text, title?} with text at most %d bytes.", MaxDeltaItems, MaxDeltaItemBytes))),
+			mcp.WithNumber("threshold", mcp.Min(0), mcp.Max(1), mcp.Description(fmt.Sprintf("Cosine similarity at or above which an item counts as covered (default %.3f, measured on a private corpus; tune it for yours).", DefaultNoveltyThreshold))),
+			mcp.WithSchemaAdditionalProperties(false),
+			readOnly("Check what the vault already covers"),
+		),
+	}
+}
+
+// tools pairs each definition with its handler.
+func (s *Server) tools() []mcpserver.ServerTool {
+	handlers := map[string]func(context.Context, args) (any, error){
+		ToolSearch:  s.search,
+		ToolRead:    s.read,
+		ToolList:    s.list,
+		ToolReindex: s.reindexTool,
+		ToolDelta:   s.delta,
+	}
+	var out []mcpserver.ServerTool
+	for _, t := range Tools() {
+		out = append(out, mcpserver.ServerTool{Tool: t, Handler: s.wrap(t, handlers[t.Name])})
+	}
+	return out
+}
+
+// wrap checks a call's arguments against the tool's declared parameters,
+// bounds its time, and renders the result as JSON text, or the error as a tool
+// error the model can read (never a protocol error).
+func (s *Server) wrap(t mcp.Tool, h func(context.Context, args) (any, error)) mcpserver.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := checkArgs(t, req.GetRawArguments())
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		limit := s.opts.RequestTimeout
+		if t.Name == ToolReindex {
+			limit = s.opts.ReindexTimeout // a first, full build may take minutes
+		}
+		ctx, cancel := context.WithTimeout(ctx, limit)
+		defer cancel()
+		out, err := h(ctx, a)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+				err = fmt.Errorf("gave up after %s: %w", limit, err)
+			}
+			s.log.Info("tool call refused or failed", "tool", t.Name, "err", err)
+			return mcp.NewToolResultError(t.Name + ": " + err.Error()), nil
+		}
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode the result: %w", t.Name, err)
+		}
+		return mcp.NewToolResultText(string(raw)), nil
+	}
+}
+
+// SearchResult is vault_search's answer: the pipeline's result, the clock it
+// used, the scope escalation's outcome when filters were set, and what this
+// server cannot do (missing models), so a degraded server is never silent.
+type SearchResult struct {
+	*pipeline.Result
+	Now      string     `json:"now"`
+	Scope    *ScopeInfo `json:"scope,omitempty"`
+	Degraded []string   `json:"degraded"`
+}
+
+// ScopeInfo says how a filtered search ended.
+type ScopeInfo struct {
+	Filter  index.Filter `json:"filter"`
+	Outcome string       `json:"outcome"` // the vector stage's "filled: ...", "drained: ..." or "ladder-end: ..."
+}
+
+func (s *Server) search(ctx context.Context, a args) (any, error) {
+	query, err := a.requiredStr("query")
+	if err != nil {
+		return nil, err
+	}
+	k, err := a.integer("k", 1, MaxK, 10)
+	if err != nil {
+		return nil, err
+	}
+	f, err := a.filter()
+	if err != nil {
+		return nil, err
+	}
+	explain, err := a.boolean("explain")
+	if err != nil {
+		return nil, err
+	}
+	nowText, err := a.str("now")
+	if err != nil {
+		return nil, err
+	}
+	now := s.opts.Clock().UTC()
+	if nowText != "" {
+		if now, err = parseNow(nowText); err != nil {
+			return nil, err
+		}
+	}
+	name, err := a.str("config")
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		name = s.opts.ConfigName
+	} else if !configName.MatchString(name) {
+		return nil, fmt.Errorf("parameter %q is %q: %s", "config", name, configNameRule)
+	}
+	cfg, err := pipeline.Find(s.opts.ConfigRoot, name)
+	if err != nil {
+		return nil, fmt.Errorf("configuration %q: %w", name, err)
+	}
+	if err := s.checkModels(cfg); err != nil {
+		return nil, err
+	}
+	h, release, err := s.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	res, _, err := pipeline.Run(ctx, h.env, cfg, pipeline.Request{Text: query, Filter: f, Now: now, K: k, Explain: explain})
+	if err != nil {
+		if errors.Is(err, models.ErrNotInstalled) {
+			return nil, fmt.Errorf("configuration %s cannot run: %w", cfg.Name, err)
+		}
+		return nil, err
+	}
+	out := SearchResult{Result: res, Now: now.Format(time.RFC3339), Degraded: s.degradedStages()}
+	if !f.Empty() {
+		out.Scope = &ScopeInfo{Filter: f}
+		var outcomes []string
+		for _, st := range res.Stages {
+			if st.Stage == "vector" || st.Stage == "hyde" {
+				outcomes = append(outcomes, st.Info)
+			}
+		}
+		out.Scope.Outcome = strings.Join(outcomes, "; ")
+		if out.Scope.Outcome == "" {
+			out.Scope.Outcome = "no vector stage: filters applied inside the keyword search, no escalation needed"
+		}
+	}
+	return out, nil
+}
+
+// checkModels refuses a configuration whose stages need a model that is not
+// installed, naming stage and model, before anything runs: a configuration
+// is never run without a stage it names.
+func (s *Server) checkModels(cfg *pipeline.Config) error {
+	reg := s.opts.Registry
+	var missing []string
+	for _, st := range cfg.Stages {
+		for _, name := range pipeline.Needs(&pipeline.Config{Stages: []stages.Stage{st}}) {
+			spec, err := reg.Manifest().Lookup(name)
+			if err != nil {
+				return fmt.Errorf("configuration %s, stage %s: %w", cfg.Name, st.Name(), err)
+			}
+			if c := models.Check(reg.DataDir(), spec); !c.Installed {
+				missing = append(missing, fmt.Sprintf("stage %s needs %s (%s): %s", st.Name(), name, spec.Role, c.Problem))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("configuration %s cannot run: %w: %s; run `vault-rag models fetch`, or pass config with a configuration that does not use it", cfg.Name, models.ErrNotInstalled, strings.Join(missing, "; "))
+	}
+	return nil
+}
+
+// ReadResult is vault_read's answer.
+type ReadResult struct {
+	Path     string   `json:"path"`
+	Title    string   `json:"title"`
+	Type     string   `json:"type,omitempty"`
+	Date     string   `json:"date"`
+	Project  string   `json:"project,omitempty"`
+	Status   string   `json:"status,omitempty"`
+	Source   string   `json:"source,omitempty"`
+	Topics   []string `json:"topics,omitempty"`
+	Headings []string `json:"headings"`
+	Section  string   `json:"section,omitempty"`
+	Content  string   `json:"content"`
+}
+
+func (s *Server) read(ctx context.Context, a args) (any, error) {
+	raw, err := a.requiredStr("path")
+	if err != nil {
+		return nil, err
+	}
+	want, err := a.str("section")
+	if err != nil {
+		return nil, err
+	}
+	rel, err := cleanNotePath(raw)
+	if err != nil {
+		return nil, err
+	}
+	data, fi, err := readNote(s.realVault, rel)
+	if err != nil {
+		return nil, err
+	}
+	n := index.ParseNote(rel, data, fi.ModTime().UTC())
+	secs := sections(n.Title, n.Body)
+	out := ReadResult{Path: rel, Title: n.Title, Type: n.Meta.Type, Date: n.Date.Format("2006-01-02"), Project: n.Meta.Project,
+		Status: n.Meta.Status, Source: n.Meta.Source, Topics: n.Meta.Topics, Headings: []string{}}
+	for _, sec := range secs {
+		if sec.heading != "" {
+			out.Headings = append(out.Headings, sec.heading)
+		}
+	}
+	if strings.TrimSpace(want) == "" {
+		out.Content = n.Body
+		return out, nil
+	}
+	key := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(want), "##"))
+	var parts []string
+	for _, sec := range secs {
+		if sec.heading != "" && strings.EqualFold(sec.heading, key) {
+			out.Section = sec.heading
+			parts = append(parts, "## "+sec.heading+"\n\n"+sec.body)
+		}
+	}
+	if len(parts) == 0 {
+		if len(out.Headings) == 0 {
+			return nil, fmt.Errorf("note %s has no %q section: it has no \"## \" sections at all", rel, key)
+		}
+		return nil, fmt.Errorf("note %s has no %q section; its sections are: %s", rel, key, quoteAll(out.Headings))
+	}
+	out.Content = strings.Join(parts, "\n\n")
+	return out, nil
+}
+
+// ListResult is vault_list's answer.
+type ListResult struct {
+	Total      int        `json:"total"`
+	Offset     int        `json:"offset"`
+	Limit      int        `json:"limit"`
+	NextOffset *int       `json:"next_offset,omitempty"`
+	Notes      []ListNote `json:"notes"`
+}
+
+// ListNote is one note of a listing.
+type ListNote struct {
+	Path    string   `json:"path"`
+	Title   string   `json:"title"`
+	Type    string   `json:"type,omitempty"`
+	Date    string   `json:"date"`
+	Project string   `json:"project,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Topics  []string `json:"topics,omitempty"`
+}
+
+func (s *Server) list(ctx context.Context, a args) (any, error) {
+	f, err := a.filter()
+	if err != nil {
+		return nil, err
+	}
+	offset, err := a.integer("offset", 0, 1<<30, 0)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := a.integer("limit", 1, MaxListLimit, 50)
+	if err != nil {
+		return nil, err
+	}
+	h, release, err := s.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rows, total, err := h.db.List(ctx, f, offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := ListResult{Total: total, Offset: offset, Limit: limit, Notes: []ListNote{}}
+	for _, r := range rows {
+		out.Notes = append(out.Notes, ListNote{Path: r.Path, Title: r.Title, Type: r.Type, Date: r.Date, Project: r.Project, Status: r.Status, Topics: r.Topics})
+	}
+	if next := offset + len(rows); next < total {
+		out.NextOffset = &next
+	}
+	return out, nil
+}
+
+// ReindexResult is vault_reindex's answer: the build report of the run the
+// call waited for.
+type ReindexResult struct {
+	Run int `json:"run"`
+	index.Report
+	TookMS int64 `json:"took_ms"`
+}
+
+func (s *Server) reindexTool(ctx context.Context, a args) (any, error) {
+	r, err := s.reindex.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep := r.rep
+	if rep.Skipped == nil {
+		rep.Skipped = []index.Skipped{}
+	}
+	if rep.Warnings == nil {
+		rep.Warnings = []index.Skipped{}
+	}
+	return ReindexResult{Run: r.seq, Report: rep, TookMS: rep.Duration.Milliseconds()}, nil
+}

@@ -1,0 +1,156 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vault-rag/vault-rag/index"
+)
+
+// These tests need no model: they run wherever the package builds.
+
+func TestCleanNotePath(t *testing.T) {
+	ok := map[string]string{
+		"a.md":                 "a.md",
+		"./notes/a.md":         "notes/a.md",
+		"notes//a.md":          "notes/a.md",
+		"100% done.md":         "100% done.md", // not an escape: opened as given
+		"notes/a%20b.md":       "notes/a%20b.md",
+		"notes/a..b.md":        "notes/a..b.md", // dots in a name, not a segment
+		"Notes/UPPER.MD":       "Notes/UPPER.MD",
+		"templates.md":         "templates.md",
+		"notes/templates/x.md": "notes/templates/x.md", // only the top-level templates/ is skipped
+	}
+	for in, want := range ok {
+		got, err := cleanNotePath(in)
+		if err != nil || got != want {
+			t.Errorf("cleanNotePath(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	refused := []string{"", "../a.md", "a/../../a.md", "/a.md", "%2e%2e/a.md", "%2E%2E%2Fa.md", "%252e%252e%252fa.md",
+		"%25252e%25252e/a.md", "a.md\x00", "a%00.md", `a\b.md`, "c:a.md", "a\nb.md", ".hidden/a.md", "templates/a.md",
+		"lint-report-1.md", "a.txt", ".", "notes/", "notes/.a.md"}
+	for _, in := range refused {
+		if got, err := cleanNotePath(in); !errors.Is(err, errRefused) {
+			t.Errorf("cleanNotePath(%q) = %q, %v; want a refusal", in, got, err)
+		}
+	}
+}
+
+func TestMostlyCyrillic(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Idempotency keys must be stable.":                   false,
+		"Идемпотентность означает одно и то же.":             true,
+		"Ключи: idempotency keys must be stable across runs": false, // 5 of 41 letters
+		"Ключи идемпотентности: stable keys":                 true,
+		"1234 — !!": false,
+		"":          false,
+	} {
+		if got := mostlyCyrillic(text); got != want {
+			t.Errorf("mostlyCyrillic(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestCheckArgs(t *testing.T) {
+	tool := mcp.NewTool("t", mcp.WithString("a"), mcp.WithInteger("b"))
+	if _, err := checkArgs(tool, map[string]any{"a": "x", "b": 1}); err != nil {
+		t.Errorf("declared parameters: %v", err)
+	}
+	if _, err := checkArgs(tool, nil); err != nil {
+		t.Errorf("no arguments: %v", err)
+	}
+	_, err := checkArgs(tool, map[string]any{"a": "x", "zz": 1, "c": 2})
+	if err == nil || !strings.Contains(err.Error(), `unknown parameters "c", "zz"`) || !strings.Contains(err.Error(), "parameters a, b") {
+		t.Errorf("unknown parameters: %v", err)
+	}
+	if _, err := checkArgs(tool, []any{1}); err == nil {
+		t.Error("an array is not an arguments object")
+	}
+	a := args{m: map[string]any{"k": 2.0, "f": 2.5, "s": "x", "big": 1e20}}
+	if v, err := a.integer("k", 1, 3, 0); v != 2 || err != nil {
+		t.Errorf("integer: %v %v", v, err)
+	}
+	for _, name := range []string{"f", "s", "big"} {
+		if _, err := a.integer(name, 1, 3, 0); err == nil {
+			t.Errorf("integer(%s) accepted %v", name, a.m[name])
+		}
+	}
+}
+
+func TestHostAndOrigin(t *testing.T) {
+	s := &Server{opts: Options{Addr: "127.0.0.1:8848", AllowedHosts: []string{"notes.internal"}, AllowedOrigins: []string{"https://app.example"}}}
+	s.boundPort.Store(8848)
+	for host, ok := range map[string]bool{
+		"127.0.0.1:8848": true, "localhost:8848": true, "LOCALHOST:8848": true, "[::1]:8848": true, "notes.internal:8848": true,
+		"127.0.0.1:8849": false, "evil.example:8848": false, "localhost": false, "": false, "127.0.0.1.evil.example:8848": false,
+	} {
+		if why := s.badHost(host); (why == "") != ok {
+			t.Errorf("Host %q: refused=%q, want ok=%v", host, why, ok)
+		}
+	}
+	for origin, ok := range map[string]bool{
+		"http://localhost:5173": true, "https://127.0.0.1": true, "http://[::1]:3000": true, "https://app.example": true,
+		"http://localhost.evil.example": false, "null": false, "file://": false, "http://evil.example": false,
+		"chrome-extension://abc": false, "http://user@localhost": false, "https://app.example.evil": false,
+	} {
+		if got := s.allowedOrigin(origin); got != ok {
+			t.Errorf("Origin %q: allowed=%v, want %v", origin, got, ok)
+		}
+	}
+	wild := &Server{opts: Options{Addr: "0.0.0.0:8848", Token: "t"}}
+	if why := wild.badHost("192.168.1.5:8848"); why != "" {
+		t.Errorf("a server on every interface (with a token) refused %q", why)
+	}
+}
+
+// TestReindexerCoalescing drives the reindexer with a build held at a gate:
+// callers arriving during a run share the one queued behind it.
+func TestReindexerCoalescing(t *testing.T) {
+	var mu sync.Mutex
+	builds := 0
+	g := newGate()
+	joined := make(chan struct{}, 100)
+	r := &reindexer{ctx: context.Background(), joined: joined, build: g.wrap(func(context.Context) (index.Report, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		builds++
+		return index.Report{Notes: builds}, nil
+	})}
+	const callers = 10
+	seqs := make(chan int, callers)
+	run := func() {
+		res, err := r.Run(context.Background())
+		if err != nil {
+			seqs <- -1
+			return
+		}
+		seqs <- res.seq*100 + res.rep.Notes // which run, and what its build returned
+	}
+	go run()
+	<-joined
+	<-g.started
+	for i := 1; i < callers; i++ {
+		go run()
+	}
+	for i := 1; i < callers; i++ {
+		<-joined
+	}
+	close(g.open)
+	got := map[int]int{}
+	for i := 0; i < callers; i++ {
+		got[<-seqs]++
+	}
+	if got[101] != 1 || got[202] != callers-1 || len(got) != 2 {
+		t.Errorf("run×100+build per caller: %v; want run 1 (build 1) once and run 2 (build 2) %d times", got, callers-1)
+	}
+	r.close()
+	if _, err := r.Run(context.Background()); err == nil {
+		t.Error("a closed reindexer started a run")
+	}
+}
