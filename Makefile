@@ -57,3 +57,18 @@ clean:
 .PHONY: e2e
 e2e: setup build
 	cd e2e && npm ci --no-audit --no-fund && node mcp-e2e.mjs
+
+## bench: the performance figures (report/bench.md and .json); takes a while
+.PHONY: bench
+bench: setup build
+	$(BIN) bench --cranfield ../shared/datasets/cranfield --out report/bench
+
+## fuzz: run each fuzz target briefly (FUZZTIME each, one after another); seeds live in */testdata/fuzz/
+FUZZTIME ?= 10s
+FUZZ_TARGETS := index:FuzzParseNote index:FuzzChunkNote index:FuzzExtractLinks stages:FuzzMatchExpr pipeline:FuzzParseConfig
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; \
+		echo "fuzz: $$name ($$pkg, $(FUZZTIME))"; \
+		go test $(GOFLAGS_TAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg/; \
+	done

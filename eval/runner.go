@@ -30,6 +30,7 @@ type Options struct {
 	Configs  []*pipeline.Config
 	Registry *models.Registry
 	WorkDir  string // where dataset indexes are kept (data/eval)
+	Embedder string // the model datasets are indexed with (default models.DefaultEmbedder)
 	Now      time.Time
 	Log      func(string)
 }
@@ -79,13 +80,13 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 	if now.IsZero() {
 		now = DefaultNow
 	}
-	emb, err := opts.Registry.Embedder(ctx, "")
+	emb, err := opts.Registry.Embedder(ctx, opts.Embedder)
 	if err != nil {
 		return nil, fmt.Errorf("eval needs the embedder to index %s: %w", ds.Name, err)
 	}
-	work := filepath.Join(opts.WorkDir, ds.Name)
+	work := filepath.Join(opts.WorkDir, ds.Name, emb.Name())
 	dbPath := filepath.Join(work, "index.db")
-	stamp, err := ensureIndex(ctx, emb, ds.VaultPath, dbPath, logf)
+	stamp, err := EnsureIndex(ctx, emb, ds.VaultPath, dbPath, logf)
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +116,10 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 	return out, nil
 }
 
-// ensureIndex builds the dataset's index with a full build unless one built
+// EnsureIndex builds the dataset's index with a full build unless one built
 // from exactly these files exists: eval never uses an incremental build, whose
 // note ids (the last tie-break) depend on history.
-func ensureIndex(ctx context.Context, emb *models.Embedder, vault, dbPath string, logf func(string, ...any)) (string, error) {
+func EnsureIndex(ctx context.Context, emb index.Embedder, vault, dbPath string, logf func(string, ...any)) (string, error) {
 	files, _, err := index.Scan(vault, index.ScanOptions{})
 	if err != nil {
 		return "", err
@@ -143,16 +144,13 @@ func ensureIndex(ctx context.Context, emb *models.Embedder, vault, dbPath string
 
 func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.Config, now time.Time, reg *models.Registry) (*ConfigRun, error) {
 	cr := &ConfigRun{Name: cfg.Name, Description: cfg.Description, File: cfg.File}
-	man := reg.Manifest()
-	for _, name := range pipeline.Needs(cfg) {
-		spec, err := man.Lookup(name)
-		if err != nil {
-			return nil, fmt.Errorf("configuration %s: %w", cfg.Name, err)
-		}
-		if st := models.Check(reg.DataDir(), spec); !st.Installed {
-			cr.Skipped = "model not installed: " + name
-			return cr, nil
-		}
+	missing, err := pipeline.MissingModels(cfg, reg, env.DB.Meta("embedder"))
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		cr.Skipped = "model not installed: " + strings.Join(missing, "; ")
+		return cr, nil
 	}
 	// One untimed query first, so the first timed one does not pay for a
 	// model load or a cold cache.

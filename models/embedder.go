@@ -39,18 +39,7 @@ func (e *Embedder) EmbedPassages(ctx context.Context, texts []string) ([][]float
 }
 
 func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	seqs := make([]sequence, len(texts))
-	for i, t := range texts {
-		ids := e.b.ids(t)
-		if len(ids) > e.b.maxLen-2 {
-			ids = ids[:e.b.maxLen-2]
-		}
-		row := make([]int64, 0, len(ids)+2)
-		row = append(row, e.b.cls)
-		row = append(row, ids...)
-		row = append(row, e.b.sep)
-		seqs[i] = sequence{ids: row, types: make([]int64, len(row))}
-	}
+	seqs := e.Prepare(texts).seqs
 	out := make([][]float32, len(texts))
 	var bad error
 	err := e.b.run(ctx, seqs, func(i int, hidden []float32) {
@@ -97,4 +86,28 @@ func Cosine(a, b []float32) float64 {
 		return 0
 	}
 	return dot / math.Sqrt(na*nb)
+}
+
+// Prepared is a batch of texts tokenized for the embedder, so a benchmark can
+// time the ONNX session alone.
+type Prepared struct{ seqs []sequence }
+
+// Prepare tokenizes texts as EmbedPassages would.
+func (e *Embedder) Prepare(texts []string) *Prepared {
+	p := &Prepared{seqs: make([]sequence, len(texts))}
+	for i, t := range texts {
+		ids := e.b.ids(t)
+		if len(ids) > e.b.maxLen-2 {
+			ids = ids[:e.b.maxLen-2]
+		}
+		row := append(append([]int64{e.b.cls}, ids...), e.b.sep)
+		p.seqs[i] = sequence{ids: row, types: make([]int64, len(row))}
+	}
+	return p
+}
+
+// RunPrepared runs the ONNX session over prepared texts, in the same batches
+// EmbedPassages uses, and discards the output: the raw model cost.
+func (e *Embedder) RunPrepared(ctx context.Context, p *Prepared) error {
+	return e.b.run(ctx, p.seqs, func(int, []float32) {})
 }

@@ -201,7 +201,7 @@ func TestParseAccepts(t *testing.T) {
 			src:  "name: n\nstages:\n  - vector:\n      limit: 10\n      ladder: [10, 20]\n  - rerank: {scorer: bi-encoder, passage: note, candidates: 7}\n  - recency: {weight: 0.005, half_life_days: 90}\n",
 			want: []stages.Stage{
 				&stages.Vector{Limit: 10, Ladder: []int{10, 20}},
-				&stages.Rerank{Model: "bge-small-en-v1.5", Candidates: 7, Passage: "note", Scorer: "bi-encoder"},
+				&stages.Rerank{Candidates: 7, Passage: "note", Scorer: "bi-encoder"},
 				&stages.Recency{Weight: 0.005, HalfLifeDays: 90},
 			},
 		},

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/stages"
@@ -28,8 +29,9 @@ func (m RegistryModels) CrossEncoder(ctx context.Context, name string) (stages.P
 	return c, nil
 }
 
-// Needs lists the models a configuration's stages load, by role and name.
-func Needs(cfg *Config) []string {
+// Needs lists the models a configuration's stages load, by name; indexEmbedder
+// stands in for stages that use the index's embedder.
+func Needs(cfg *Config, indexEmbedder string) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(name string) {
@@ -41,12 +43,12 @@ func Needs(cfg *Config) []string {
 	for _, s := range cfg.Stages {
 		switch s := s.(type) {
 		case *stages.Vector:
-			add(orDefault(s.Model, models.DefaultEmbedder))
+			add(orDefault(s.Model, indexEmbedder))
 		case *stages.Hyde:
-			add(orDefault(s.Model, models.DefaultEmbedder))
+			add(orDefault(s.Model, indexEmbedder))
 		case *stages.Rerank:
 			if s.Scorer == "bi-encoder" {
-				add(orDefault(s.Model, models.DefaultEmbedder))
+				add(orDefault(s.Model, indexEmbedder))
 			} else {
 				add(orDefault(s.Model, models.DefaultCrossEncoder))
 			}
@@ -60,4 +62,22 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// MissingModels lists, for each stage of a configuration whose model is not
+// installed, "stage S needs M (role): problem"; none means it can run.
+func MissingModels(cfg *Config, reg *models.Registry, indexEmbedder string) ([]string, error) {
+	var missing []string
+	for _, st := range cfg.Stages {
+		for _, name := range Needs(&Config{Stages: []stages.Stage{st}}, indexEmbedder) {
+			spec, err := reg.Manifest().Lookup(name)
+			if err != nil {
+				return nil, fmt.Errorf("configuration %s, stage %s: %w", cfg.Name, st.Name(), err)
+			}
+			if c := models.Check(reg.DataDir(), spec); !c.Installed {
+				missing = append(missing, fmt.Sprintf("stage %s needs %s (%s): %s", st.Name(), name, spec.Role, c.Problem))
+			}
+		}
+	}
+	return missing, nil
 }

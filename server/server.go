@@ -48,6 +48,7 @@ type Options struct {
 	ConfigRoot string           // folder holding configs/ and experiments/ (default ".")
 	ConfigName string           // the configuration vault_search runs (default "shipping")
 	Registry   *models.Registry // the models, shared by every client
+	Embedder   string           // the model the index is built with (default models.DefaultEmbedder)
 
 	Addr           string   // HTTP listen address (default 127.0.0.1:8848)
 	Token          string   // bearer token; required when Addr is not loopback
@@ -112,6 +113,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.ConfigRoot == "" {
 		opts.ConfigRoot = "."
+	}
+	if opts.Embedder == "" {
+		opts.Embedder = models.DefaultEmbedder
 	}
 	if opts.ConfigName == "" {
 		opts.ConfigName = DefaultConfig
@@ -234,7 +238,7 @@ func (s *Server) newHandle(db *index.DB) *handle {
 // build is the reindexer's one job: an incremental build, which falls back to
 // a full one when there is no usable index.
 func (s *Server) build(ctx context.Context) (index.Report, error) {
-	emb, err := s.opts.Registry.Embedder(ctx, "")
+	emb, err := s.opts.Registry.Embedder(ctx, s.opts.Embedder)
 	if err != nil {
 		return index.Report{}, fmt.Errorf("reindex: %w", err)
 	}

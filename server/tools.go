@@ -15,7 +15,6 @@ import (
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
-	"github.com/vault-rag/vault-rag/stages"
 )
 
 // Tool names.
@@ -255,18 +254,9 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 // installed, naming stage and model, before anything runs: a configuration
 // is never run without a stage it names.
 func (s *Server) checkModels(cfg *pipeline.Config) error {
-	reg := s.opts.Registry
-	var missing []string
-	for _, st := range cfg.Stages {
-		for _, name := range pipeline.Needs(&pipeline.Config{Stages: []stages.Stage{st}}) {
-			spec, err := reg.Manifest().Lookup(name)
-			if err != nil {
-				return fmt.Errorf("configuration %s, stage %s: %w", cfg.Name, st.Name(), err)
-			}
-			if c := models.Check(reg.DataDir(), spec); !c.Installed {
-				missing = append(missing, fmt.Sprintf("stage %s needs %s (%s): %s", st.Name(), name, spec.Role, c.Problem))
-			}
-		}
+	missing, err := pipeline.MissingModels(cfg, s.opts.Registry, s.opts.Embedder)
+	if err != nil {
+		return err
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("configuration %s cannot run: %w: %s; run `vault-rag models fetch`, or pass config with a configuration that does not use it", cfg.Name, models.ErrNotInstalled, strings.Join(missing, "; "))

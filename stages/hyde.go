@@ -12,7 +12,7 @@ import (
 // stage, contributing a list of its own. Off by default.
 type Hyde struct {
 	Limit  int    `yaml:"limit"` // notes to keep (default 40)
-	Model  string `yaml:"model"` // embedder (default bge-small-en-v1.5)
+	Model  string `yaml:"model"` // embedder; must be the index's (the default)
 	Ladder []int  `yaml:"ladder"`
 }
 
@@ -32,7 +32,7 @@ func (h *Hyde) Validate() error {
 
 // Run implements Stage.
 func (h *Hyde) Run(ctx context.Context, env *Env, st *State) error {
-	emb, err := env.Models.Embedder(ctx, h.Model)
+	emb, err := env.IndexEmbedder(ctx, h.Model)
 	if err != nil {
 		return err
 	}

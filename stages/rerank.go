@@ -60,9 +60,7 @@ func (r *Rerank) Validate() error {
 			r.Model = models.DefaultCrossEncoder
 		}
 	case "bi-encoder":
-		if r.Model == "" {
-			r.Model = models.DefaultEmbedder
-		}
+		// An empty model means the index's embedder, resolved at run time.
 	default:
 		return fmt.Errorf("scorer %q is not one of cross-encoder, bi-encoder", r.Scorer)
 	}
@@ -77,6 +75,7 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	// Load the model before anything else: a missing model fails the stage
 	// even when there is nothing to rerank, so it never passes as a no-op.
 	var score func([]string) ([]float32, error)
+	model := r.Model
 	switch r.Scorer {
 	case "cross-encoder":
 		ce, err := env.Models.CrossEncoder(ctx, r.Model)
@@ -85,7 +84,8 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 		}
 		score = func(ps []string) ([]float32, error) { return ce.Score(ctx, st.Query.Text, ps) }
 	case "bi-encoder":
-		emb, err := env.Models.Embedder(ctx, r.Model)
+		model = orIndex(r.Model, env)
+		emb, err := env.Models.Embedder(ctx, model)
 		if err != nil {
 			return err
 		}
@@ -100,10 +100,10 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && env.DB.Meta("embedder") == r.Model {
+	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && env.DB.Meta("embedder") == model {
 		// The chunk passage is the text the indexer embedded with this very
 		// model: its stored vector is the passage embedding.
-		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, st, r.Model, cands) }
+		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, st, model, cands) }
 	}
 	scores, err := score(passages)
 	if err != nil {
@@ -115,7 +115,7 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 		out[i] = it
 	}
 	sortByScore(out) // equal scores keep the fused order
-	st.rerank(r.Name(), out, fmt.Sprintf("%s over %d %s passages", r.Model, len(cands), r.Passage))
+	st.rerank(r.Name(), out, fmt.Sprintf("%s over %d %s passages", model, len(cands), r.Passage))
 	return nil
 }
 
@@ -244,4 +244,12 @@ func storedCosine(ctx context.Context, env *Env, st *State, model string, items 
 		out[i] = float32(models.Cosine(qv, v))
 	}
 	return out, nil
+}
+
+// orIndex is name, or the index's embedder when name is empty.
+func orIndex(name string, env *Env) string {
+	if name == "" {
+		return env.DB.Meta("embedder")
+	}
+	return name
 }

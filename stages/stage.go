@@ -51,6 +51,21 @@ type Env struct {
 	Passages *VectorCache // passage embeddings for the bi-encoder scorer; nil disables caching
 }
 
+// IndexEmbedder returns the model the index was embedded with, for a stage
+// that searches the stored vectors: the query must be embedded by the same
+// model, so a stage naming another one is refused rather than compared across
+// two vector spaces. An empty name means the index's model.
+func (e *Env) IndexEmbedder(ctx context.Context, name string) (Embedder, error) {
+	indexed := e.DB.Meta("embedder")
+	if name == "" {
+		name = indexed
+	}
+	if name != indexed {
+		return nil, fmt.Errorf("the index was embedded with %s, but the stage asks for %s (reindex with VAULT_RAG_EMBEDDER=%s, or drop the stage's model)", indexed, name, name)
+	}
+	return e.Models.Embedder(ctx, name)
+}
+
 // Query is one search request.
 type Query struct {
 	Text   string

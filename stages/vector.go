@@ -16,7 +16,7 @@ import (
 // looking" are different answers.
 type Vector struct {
 	Limit  int    `yaml:"limit"`  // notes to keep (default 40)
-	Model  string `yaml:"model"`  // embedder (default bge-small-en-v1.5)
+	Model  string `yaml:"model"`  // embedder; must be the index's (the default)
 	Ladder []int  `yaml:"ladder"` // chunk counts to try, ascending (default 4×limit, 16×, 64×, 4096)
 }
 
@@ -60,7 +60,7 @@ func validateLadder(l *[]int, limit int) error {
 
 // Run implements Stage.
 func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
-	emb, err := env.Models.Embedder(ctx, v.Model)
+	emb, err := env.IndexEmbedder(ctx, v.Model)
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,10 @@ func envOr(k, def string) string {
 	return def
 }
 
+// embedderName is the model indexes are built with: $VAULT_RAG_EMBEDDER, else
+// the default (bge-small-en-v1.5; bge-small-en-v1.5-q is the int8 variant).
+func embedderName() string { return envOr("VAULT_RAG_EMBEDDER", models.DefaultEmbedder) }
+
 func vaultPath() string { return envOr("VAULT_PATH", "vault") }
 
 func dbPath() string { return envOr("DB_PATH", filepath.Join(models.DataDir(), "vault.db")) }

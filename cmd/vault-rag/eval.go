@@ -31,6 +31,7 @@ func cmdEval(ctx context.Context, args []string) error {
 	markdown := fs.Bool("markdown", false, "print the tables as markdown")
 	reference := fs.String("reference", "shipping", "the configuration others are compared with")
 	root := fs.String("root", ".", "folder holding configs/, experiments/, eval/, vault/ and baselines/")
+	embedder := fs.String("embedder", embedderName(), "the embedding model datasets are indexed with")
 	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
 	if err := fs.Parse(args); err != nil {
 		return exitError{code: 2}
@@ -62,7 +63,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		run, err := eval.Run(ctx, ds, eval.Options{Configs: cfgs, Registry: reg, WorkDir: work, Now: now,
+		run, err := eval.Run(ctx, ds, eval.Options{Configs: cfgs, Registry: reg, WorkDir: work, Now: now, Embedder: *embedder,
 			Log: func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }})
 		if err != nil {
 			return err

@@ -23,6 +23,7 @@ commands:
   serve     serve the MCP tools over HTTP (default) or stdio
   models    list the models (models fetch: download and verify them)
   gen       generate a synthetic vault for benchmarks
+  bench     measure reindex, query latency, rerank and throughput (a table and JSON)
 
 settings (environment, or a .env file in the working folder):
   VAULT_PATH      the vault folder             (default ./vault)
@@ -46,6 +47,7 @@ func main() {
 		"serve":   cmdServe,
 		"models":  cmdModels,
 		"gen":     cmdGen,
+		"bench":   cmdBench,
 	}
 	name := os.Args[1]
 	if name == "-h" || name == "--help" || name == "help" {

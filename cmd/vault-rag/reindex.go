@@ -19,6 +19,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	vault := fs.String("vault", vaultPath(), "the vault folder")
 	db := fs.String("db", dbPath(), "the index file")
+	embedder := fs.String("embedder", embedderName(), "the embedding model (see `vault-rag models`)")
 	if err := fs.Parse(args); err != nil {
 		return exitError{code: 2}
 	}
@@ -27,7 +28,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 		return err
 	}
 	defer reg.Close()
-	emb, err := reg.Embedder(ctx, "")
+	emb, err := reg.Embedder(ctx, *embedder)
 	if err != nil {
 		return err
 	}

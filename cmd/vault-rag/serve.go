@@ -66,6 +66,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		ConfigRoot:     *root,
 		ConfigName:     *cfgName,
 		Registry:       reg,
+		Embedder:       embedderName(),
 		Addr:           *addr,
 		Token:          os.Getenv("VAULT_RAG_TOKEN"),
 		AllowedOrigins: serveList(*origins),

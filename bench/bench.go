@@ -1,0 +1,497 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/gen"
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// Options say what to measure.
+type Options struct {
+	Root      string // the repository: vault/, configs/, eval/
+	DataDir   string // where models are and benchmark vaults and indexes go
+	Lib       string // the ONNX Runtime library
+	Cranfield string // a BEIR folder, or "" to skip
+	Sizes     []int  // generated vault sizes, e.g. 3000, 30000
+	Queries   int    // queries per dataset for latency (default 50)
+	Reps      int    // repetitions of the reindex measurements (default 3)
+	Log       func(string)
+}
+
+// Figure is one measured number.
+type Figure struct {
+	Section string  `json:"section"`
+	Name    string  `json:"name"`
+	Dataset string  `json:"dataset"`
+	Value   float64 `json:"value"`
+	Unit    string  `json:"unit"`
+	Note    string  `json:"note,omitempty"`
+}
+
+// Results are every figure of a run, with the machine they came from.
+type Results struct {
+	Machine string    `json:"machine"`
+	Started time.Time `json:"started"`
+	Figures []Figure  `json:"figures"`
+}
+
+func (r *Results) add(section, name, dataset string, value float64, unit, note string) {
+	r.Figures = append(r.Figures, Figure{section, name, dataset, value, unit, note})
+}
+
+// Machine describes this machine in one line.
+func Machine() string {
+	cpu := ""
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if raw, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int
+		fmt.Sscanf(strings.SplitN(string(raw), "\n", 2)[0], "MemTotal: %d kB", &kb)
+		mem = fmt.Sprintf(", %.0f GiB", float64(kb)/(1<<20))
+	}
+	return fmt.Sprintf("%d cores (%s)%s, %s/%s, ONNX Runtime threads %d", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, models.Threads())
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Run takes every measurement.
+func Run(ctx context.Context, o Options) (*Results, error) {
+	if o.Queries == 0 {
+		o.Queries = 50
+	}
+	if o.Reps == 0 {
+		o.Reps = 3
+	}
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			o.Log(fmt.Sprintf(format, args...))
+		}
+	}
+	res := &Results{Machine: Machine(), Started: time.Now().UTC()}
+	work := filepath.Join(o.DataDir, "bench")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	vault := filepath.Join(o.Root, "vault")
+
+	// Reindex of the demo vault, per embedder: cold (a new registry, so the
+	// model load is included), warm, and incremental after one note changes.
+	for _, name := range []string{models.DefaultEmbedder, "bge-small-en-v1.5-q"} {
+		if err := reindexFigures(ctx, o, res, work, vault, name, logf); err != nil {
+			return nil, err
+		}
+	}
+
+	reg, err := models.NewRegistry(o.DataDir, o.Lib)
+	if err != nil {
+		return nil, err
+	}
+	defer reg.Close()
+	emb, err := reg.Embedder(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := throughput(ctx, res, emb, vault, work, logf); err != nil {
+		return nil, err
+	}
+
+	cfgs, err := configs(o.Root)
+	if err != nil {
+		return nil, err
+	}
+	// Query latency, rerank cost and index size per dataset.
+	demo, err := eval.LoadDemo(o.Root)
+	if err != nil {
+		return nil, err
+	}
+	demoDB := filepath.Join(work, "demo", emb.Name(), "index.db")
+	if _, err := eval.EnsureIndex(ctx, emb, demo.VaultPath, demoDB, logf); err != nil {
+		return nil, err
+	}
+	if err := latency(ctx, res, reg, nil, cfgs, "demo", demoDB, texts(demo.Queries, o.Queries), logf); err != nil {
+		return nil, err
+	}
+	if err := rerankCost(ctx, res, reg, demoDB, texts(demo.Queries, 10)); err != nil {
+		return nil, err
+	}
+	if o.Cranfield != "" {
+		ds, err := eval.LoadBEIR(o.Cranfield, filepath.Join(o.DataDir, "eval", "cranfield"))
+		if err != nil {
+			return nil, err
+		}
+		db := filepath.Join(o.DataDir, "eval", "cranfield", emb.Name(), "index.db")
+		if _, err := eval.EnsureIndex(ctx, emb, ds.VaultPath, db, logf); err != nil {
+			return nil, err
+		}
+		if err := latency(ctx, res, reg, nil, cfgs, "cranfield", db, texts(ds.Queries, o.Queries), logf); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range o.Sizes {
+		name := fmt.Sprintf("gen-%d", n)
+		dir := filepath.Join(work, name)
+		v := filepath.Join(dir, "vault")
+		if _, err := os.Stat(filepath.Join(dir, "generated")); err != nil {
+			os.RemoveAll(v)
+			t0 := time.Now()
+			sum, err := gen.Generate(v, gen.Options{Notes: n, Seed: 1})
+			if err != nil {
+				return nil, err
+			}
+			logf("generated %s: %d notes in %s", name, sum.Notes, time.Since(t0).Round(time.Millisecond))
+			os.WriteFile(filepath.Join(dir, "generated"), nil, 0o644)
+		}
+		db := filepath.Join(dir, "index.db")
+		t0 := time.Now()
+		if _, err := eval.EnsureIndex(ctx, HashEmbedder{}, v, db, logf); err != nil {
+			return nil, err
+		}
+		logf("%s index ready in %s", name, time.Since(t0).Round(time.Millisecond))
+		qs, err := scaleQueries(ctx, db, o.Queries)
+		if err != nil {
+			return nil, err
+		}
+		sm := scaleModels{Models: pipeline.RegistryModels{R: reg}, cost: QueryCost{Real: emb}}
+		if err := latency(ctx, res, reg, sm, cfgs, name, db, qs, logf); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func texts(qs []eval.Query, n int) []string {
+	var out []string
+	for _, q := range qs[:min(n, len(qs))] {
+		out = append(out, q.Text)
+	}
+	return out
+}
+
+// configs are the configurations whose latency is reported.
+func configs(root string) ([]*pipeline.Config, error) {
+	var out []*pipeline.Config
+	for _, n := range []string{"keyword", "vector", "hybrid", "hybrid-rerank", "bi-encoder-note", "shipping"} {
+		c, err := pipeline.Find(root, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func reindexFigures(ctx context.Context, o Options, res *Results, work, vault, embedder string, logf func(string, ...any)) error {
+	var cold, warm, incr []time.Duration
+	db := filepath.Join(work, "reindex-"+embedder+".db")
+	for i := 0; i < o.Reps; i++ {
+		reg, err := models.NewRegistry(o.DataDir, o.Lib)
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		emb, err := reg.Embedder(ctx, embedder)
+		if err != nil {
+			reg.Close()
+			if errors.Is(err, models.ErrNotInstalled) {
+				res.add("reindex", "demo reindex, cold (model load included)", "demo", 0, "s", "model not installed: "+embedder)
+				return nil
+			}
+			return err
+		}
+		if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
+			reg.Close()
+			return err
+		}
+		cold = append(cold, time.Since(t0))
+		t0 = time.Now()
+		if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
+			reg.Close()
+			return err
+		}
+		warm = append(warm, time.Since(t0))
+		d, err := incremental(ctx, emb, vault, work)
+		reg.Close()
+		if err != nil {
+			return err
+		}
+		incr = append(incr, d)
+	}
+	note := "median of " + fmt.Sprint(o.Reps)
+	res.add("reindex", "demo reindex, cold (model load included) ["+embedder+"]", "demo", median(cold).Seconds(), "s", note)
+	res.add("reindex", "demo reindex, warm ["+embedder+"]", "demo", median(warm).Seconds(), "s", note)
+	res.add("reindex", "incremental reindex after one note changes ["+embedder+"]", "demo", median(incr).Seconds(), "s", note)
+	if fi, err := os.Stat(db); err == nil {
+		res.add("size", "index size on disk ["+embedder+"]", "demo", float64(fi.Size())/(1<<20), "MiB", "")
+	}
+	logf("reindex %s: cold %s, warm %s, incremental %s", embedder, median(cold), median(warm), median(incr))
+	return nil
+}
+
+// incremental copies the vault, indexes it, changes one note and times the
+// incremental build that follows.
+func incremental(ctx context.Context, emb index.Embedder, vault, work string) (time.Duration, error) {
+	tmp, err := os.MkdirTemp(work, "incr-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(tmp)
+	v := filepath.Join(tmp, "vault")
+	if err := copyTree(vault, v); err != nil {
+		return 0, err
+	}
+	db := filepath.Join(tmp, "index.db")
+	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: v, DBPath: db}); err != nil {
+		return 0, err
+	}
+	note := filepath.Join(v, "knowledge", "operations", "backpressure.md")
+	f, err := os.OpenFile(note, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(f, "\nOne more line, added by the benchmark to change this note.\n")
+	f.Close()
+	t0 := time.Now()
+	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: v, DBPath: db, Incremental: true})
+	if err != nil {
+		return 0, err
+	}
+	if rep.Changed != 1 {
+		return 0, fmt.Errorf("incremental benchmark: %d notes changed, want 1", rep.Changed)
+	}
+	return time.Since(t0), nil
+}
+
+// throughput compares the indexer's embedding rate with the raw ONNX session's
+// on the same chunks.
+func throughput(ctx context.Context, res *Results, emb *models.Embedder, vault, work string, logf func(string, ...any)) error {
+	files, _, err := index.Scan(vault, index.ScanOptions{})
+	if err != nil {
+		return err
+	}
+	var chunkTexts []string
+	for _, f := range files {
+		n := index.ParseNote(f.Path, f.Raw, f.ModTime)
+		for _, c := range index.ChunkNote(n.Title, n.Body, emb.CountTokens, index.MaxTokens) {
+			chunkTexts = append(chunkTexts, index.EmbedText(n.Title, c))
+		}
+	}
+	prep := emb.Prepare(chunkTexts)
+	if err := emb.RunPrepared(ctx, prep); err != nil { // warm
+		return err
+	}
+	var raw, indexer []time.Duration
+	db := filepath.Join(work, "throughput.db")
+	for i := 0; i < 3; i++ {
+		t0 := time.Now()
+		if err := emb.RunPrepared(ctx, prep); err != nil {
+			return err
+		}
+		raw = append(raw, time.Since(t0))
+		t0 = time.Now()
+		rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db})
+		if err != nil {
+			return err
+		}
+		indexer = append(indexer, time.Since(t0))
+		if rep.Embedded != len(chunkTexts) {
+			return fmt.Errorf("throughput: the indexer embedded %d chunks, the raw run %d", rep.Embedded, len(chunkTexts))
+		}
+	}
+	n := float64(len(chunkTexts))
+	r, ix := median(raw), median(indexer)
+	res.add("throughput", "raw ONNX session (pre-tokenized, same batches)", "demo", n/r.Seconds(), "chunks/s", fmt.Sprintf("%d chunks", len(chunkTexts)))
+	res.add("throughput", "indexer (scan, parse, chunk, tokenize, embed, write)", "demo", n/ix.Seconds(), "chunks/s", "")
+	res.add("throughput", "indexer / raw", "demo", 100*r.Seconds()/ix.Seconds(), "%", "")
+	logf("throughput: raw %.1f chunks/s, indexer %.1f chunks/s", n/r.Seconds(), n/ix.Seconds())
+	return nil
+}
+
+// latency runs every query once per configuration (after one untimed query)
+// and records p50 and p95.
+func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.Models, cfgs []*pipeline.Config, dataset, dbPath string, queries []string, logf func(string, ...any)) error {
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if m == nil {
+		m = pipeline.RegistryModels{R: reg}
+	}
+	env := &stages.Env{DB: db, Models: m, Passages: stages.NewVectorCache(20000)}
+	now := eval.DefaultNow
+	for _, cfg := range cfgs {
+		indexed := db.Meta("embedder")
+		if indexed == HashName {
+			indexed = models.DefaultEmbedder // QueryCost runs it for every query
+		}
+		missing, err := pipeline.MissingModels(cfg, reg, indexed)
+		if err != nil {
+			return err
+		}
+		if len(missing) > 0 {
+			res.add("latency", cfg.Name+" p50", dataset, 0, "ms", "model not installed")
+			res.add("latency", cfg.Name+" p95", dataset, 0, "ms", "model not installed")
+			continue
+		}
+		if _, _, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: queries[0], Now: now}); err != nil {
+			return fmt.Errorf("%s on %s: %w", cfg.Name, dataset, err)
+		}
+		var ds []time.Duration
+		for _, q := range queries {
+			t0 := time.Now()
+			if _, _, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: q, Now: now}); err != nil {
+				return fmt.Errorf("%s on %s: %w", cfg.Name, dataset, err)
+			}
+			ds = append(ds, time.Since(t0))
+		}
+		res.add("latency", cfg.Name+" p50", dataset, ms(eval.Percentile(ds, 50)), "ms", fmt.Sprintf("%d queries", len(ds)))
+		res.add("latency", cfg.Name+" p95", dataset, ms(eval.Percentile(ds, 95)), "ms", "")
+		logf("latency %s %s: p50 %.1f ms, p95 %.1f ms", dataset, cfg.Name, ms(eval.Percentile(ds, 50)), ms(eval.Percentile(ds, 95)))
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	res.add("size", "notes", dataset, float64(st.Notes), "", "")
+	res.add("size", "chunks", dataset, float64(st.Chunks), "", "")
+	res.add("size", "index size on disk", dataset, float64(st.Bytes)/(1<<20), "MiB", db.Meta("embedder"))
+	return nil
+}
+
+// rerankCost times the rerank stage alone over 30 candidates per passage
+// source, without the passage cache, after the hybrid stages.
+func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath string, queries []string) error {
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	env := &stages.Env{DB: db, Models: pipeline.RegistryModels{R: reg}}
+	for _, scorer := range []string{"cross-encoder", "bi-encoder"} {
+		for _, passage := range []string{"snippet", "chunk", "note"} {
+			cfg, err := pipeline.Parse("bench.yaml", []byte(fmt.Sprintf(`stages:
+  - keyword: {limit: 40}
+  - vector: {limit: 40}
+  - rrf: {k: 60, limit: 30}
+  - rerank: {scorer: %s, passage: %s, candidates: 30}
+`, scorer, passage)))
+			if err != nil {
+				return err
+			}
+			name := fmt.Sprintf("rerank 30 candidates, %s, %s", scorer, passage)
+			var ds []time.Duration
+			failed := ""
+			for i, q := range append([]string{queries[0]}, queries...) {
+				_, st, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: q, Now: eval.DefaultNow})
+				if errors.Is(err, models.ErrNotInstalled) {
+					failed = "model not installed"
+					break
+				}
+				if err != nil {
+					return err
+				}
+				if i > 0 { // the first run warms up
+					ds = append(ds, st.Steps[len(st.Steps)-1].Duration)
+				}
+			}
+			if failed != "" {
+				res.add("rerank", name, "demo", 0, "ms", failed)
+				continue
+			}
+			res.add("rerank", name+" p50", "demo", ms(eval.Percentile(ds, 50)), "ms", fmt.Sprintf("%d queries, no passage cache", len(ds)))
+		}
+	}
+	return nil
+}
+
+// scaleQueries takes n note titles spread evenly over the index as queries.
+func scaleQueries(ctx context.Context, dbPath string, n int) ([]string, error) {
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	all, total, err := db.List(ctx, index.Filter{}, 0, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := 0; i < n && total > 0; i++ {
+		out = append(out, all[i*total/n].Title)
+	}
+	return out, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		t := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(t, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(t)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+}
+
+// WriteJSON writes the results.
+func (r *Results) WriteJSON(path string) error {
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(raw, '\n'), 0o644)
+}

@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// datasets orders the table's columns from small to large.
+var datasets = []string{"demo", "cranfield", "gen-3000", "gen-30000"}
+
+// Markdown writes the figures as one table per section, a row per figure and
+// a column per dataset, so growth from the demo vault to 30,000 notes reads
+// across a row.
+func (r *Results) Markdown(w io.Writer) {
+	fmt.Fprintf(w, "Machine: %s. Run started %s.\n\n", r.Machine, r.Started.Format("2006-01-02 15:04 UTC"))
+	var sections []string
+	seen := map[string]bool{}
+	for _, f := range r.Figures {
+		if !seen[f.Section] {
+			seen[f.Section] = true
+			sections = append(sections, f.Section)
+		}
+	}
+	for _, sec := range sections {
+		var cols []string
+		for _, d := range datasets {
+			for _, f := range r.Figures {
+				if f.Section == sec && f.Dataset == d {
+					cols = append(cols, d)
+					break
+				}
+			}
+		}
+		fmt.Fprintf(w, "**%s**\n\n| figure | %s |\n|---|%s\n", sec, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+		var names []string
+		cells := map[string]map[string]string{}
+		for _, f := range r.Figures {
+			if f.Section != sec {
+				continue
+			}
+			if cells[f.Name] == nil {
+				cells[f.Name] = map[string]string{}
+				names = append(names, f.Name)
+			}
+			cells[f.Name][f.Dataset] = cell(f)
+		}
+		for _, n := range names {
+			row := []string{n}
+			for _, c := range cols {
+				v := cells[n][c]
+				if v == "" {
+					v = "—"
+				}
+				row = append(row, v)
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func cell(f Figure) string {
+	if f.Value == 0 && f.Note != "" {
+		return f.Note
+	}
+	var v string
+	switch {
+	case f.Value >= 100 || f.Unit == "":
+		v = fmt.Sprintf("%.0f", f.Value)
+	case f.Value >= 10:
+		v = fmt.Sprintf("%.1f", f.Value)
+	default:
+		v = fmt.Sprintf("%.2f", f.Value)
+	}
+	if f.Unit != "" {
+		v += " " + f.Unit
+	}
+	return v
+}

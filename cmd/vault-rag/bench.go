@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/vault-rag/vault-rag/bench"
+	"github.com/vault-rag/vault-rag/models"
+)
+
+func cmdBench(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	root := fs.String("root", ".", "the repository (vault/, configs/, eval/)")
+	cranfield := fs.String("cranfield", "", "a BEIR folder to measure latency on (e.g. ../shared/datasets/cranfield)")
+	sizes := fs.String("sizes", "3000,30000", "generated vault sizes, comma-separated (empty: none)")
+	queries := fs.Int("queries", 50, "queries per dataset")
+	reps := fs.Int("reps", 3, "repetitions of the reindex measurements")
+	out := fs.String("out", "report/bench", "write OUT.md and OUT.json")
+	if err := fs.Parse(args); err != nil {
+		return exitError{code: 2}
+	}
+	var ns []int
+	for _, s := range strings.Split(*sizes, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return fmt.Errorf("--sizes: %q is not a note count", s)
+		}
+		ns = append(ns, n)
+	}
+	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: models.DataDir(), Lib: models.RuntimeLibrary(),
+		Cranfield: *cranfield, Sizes: ns, Queries: *queries, Reps: *reps,
+		Log: func(s string) { fmt.Fprintln(os.Stderr, "bench: "+s) }})
+	if err != nil {
+		return err
+	}
+	if err := res.WriteJSON(*out + ".json"); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(*out + ".md")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	res.Markdown(f)
+	res.Markdown(os.Stdout)
+	return nil
+}
