@@ -65,10 +65,16 @@ bench: setup build
 
 ## fuzz: run each fuzz target briefly (FUZZTIME each, one after another); seeds live in */testdata/fuzz/
 FUZZTIME ?= 10s
-FUZZ_TARGETS := index:FuzzParseNote index:FuzzChunkNote index:FuzzExtractLinks stages:FuzzMatchExpr pipeline:FuzzParseConfig
+FUZZ_TARGETS := index:FuzzParseNote index:FuzzChunkNote index:FuzzExtractLinks stages:FuzzMatchExpr pipeline:FuzzParseConfig pipeline:FuzzQuery
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; \
 		echo "fuzz: $$name ($$pkg, $(FUZZTIME))"; \
 		go test $(GOFLAGS_TAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg/; \
 	done
+
+## load: bounded load test of `serve` on loopback: 16 MCP clients, 2,000 calls, a reindex mid-run;
+##       latency per tool, throughput, resident memory (idle, loaded, peak); JSON in data/bench/load.json
+.PHONY: load
+load: setup build
+	go run $(GOFLAGS_TAGS) ./loadtest -calls 2000 -json data/bench/load.json

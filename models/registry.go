@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -175,4 +176,58 @@ func maxOr(n int) int {
 		return 512
 	}
 	return n
+}
+
+// Lazy is an embedder that loads its model on first use, for a build that may
+// find nothing to embed: an incremental reindex of an unchanged vault then
+// never loads the model (and an idle daemon stays small).
+type Lazy struct {
+	r    *Registry
+	spec Spec
+}
+
+// Lazy returns the named embedder (DefaultEmbedder when name is ""), unloaded.
+func (r *Registry) Lazy(name string) (*Lazy, error) {
+	if name == "" {
+		name = DefaultEmbedder
+	}
+	spec, err := r.manifest.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Role != "embedder" {
+		return nil, fmt.Errorf("model %s is a %s, not an embedder", spec.Name, spec.Role)
+	}
+	return &Lazy{r: r, spec: spec}, nil
+}
+
+// Name is the model's name, known without loading it.
+func (l *Lazy) Name() string { return l.spec.Name }
+
+// Dim is the vector width, from the manifest.
+func (l *Lazy) Dim() int {
+	if l.spec.Dim == 0 {
+		return 384
+	}
+	return l.spec.Dim
+}
+
+// CountTokens loads the model's tokenizer and counts. If the model cannot be
+// loaded it over-estimates (two tokens a word); the embedding that follows
+// reports the load error.
+func (l *Lazy) CountTokens(text string) int {
+	e, err := l.r.Embedder(context.Background(), l.spec.Name)
+	if err != nil {
+		return 2 * len(strings.Fields(text))
+	}
+	return e.CountTokens(text)
+}
+
+// EmbedPassages loads the model and embeds.
+func (l *Lazy) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	e, err := l.r.Embedder(ctx, l.spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	return e.EmbedPassages(ctx, texts)
 }

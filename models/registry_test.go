@@ -209,3 +209,32 @@ func TestOpenMissingFiles(t *testing.T) {
 		t.Errorf("OpenCrossEncoder on an empty folder = %v, want ErrNotInstalled", err)
 	}
 }
+
+func TestLazyLoadsOnFirstUse(t *testing.T) {
+	requireRealModel(t)
+	reg, err := NewRegistry(DataDir(), RuntimeLibrary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	l, err := reg.Lazy("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Name() != DefaultEmbedder || l.Dim() != 384 || reg.Loads() != 0 {
+		t.Fatalf("before use: name %q dim %d loads %d, want %q 384 0", l.Name(), l.Dim(), reg.Loads(), DefaultEmbedder)
+	}
+	if n := l.CountTokens("compaction stalled overnight"); n < 3 || reg.Loads() != 1 {
+		t.Fatalf("after CountTokens: %d tokens, %d loads; want ≥3 tokens and 1 load", n, reg.Loads())
+	}
+	vecs, err := l.EmbedPassages(context.Background(), []string{"a", "b"})
+	if err != nil || len(vecs) != 2 || reg.Loads() != 1 {
+		t.Fatalf("EmbedPassages: %d vectors, err %v, %d loads; want 2, nil, 1", len(vecs), err, reg.Loads())
+	}
+	if _, err := reg.Lazy(DefaultCrossEncoder); err == nil {
+		t.Error("Lazy accepted a cross-encoder")
+	}
+	if _, err := reg.Lazy("no-such-model"); err == nil {
+		t.Error("Lazy accepted an unknown model")
+	}
+}

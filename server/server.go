@@ -238,7 +238,8 @@ func (s *Server) newHandle(db *index.DB) *handle {
 // build is the reindexer's one job: an incremental build, which falls back to
 // a full one when there is no usable index.
 func (s *Server) build(ctx context.Context) (index.Report, error) {
-	emb, err := s.opts.Registry.Embedder(ctx, s.opts.Embedder)
+	// Lazy: a build that finds nothing changed never loads the model.
+	emb, err := s.opts.Registry.Lazy(s.opts.Embedder)
 	if err != nil {
 		return index.Report{}, fmt.Errorf("reindex: %w", err)
 	}

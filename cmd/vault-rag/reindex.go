@@ -28,7 +28,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 		return err
 	}
 	defer reg.Close()
-	emb, err := reg.Embedder(ctx, *embedder)
+	emb, err := reg.Lazy(*embedder) // an unchanged vault never loads the model
 	if err != nil {
 		return err
 	}
