@@ -232,6 +232,10 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []Fil
 	if err := syncFile(tmp); err != nil {
 		return rep, err
 	}
+	// A hot journal beside the old file (an incremental build killed while
+	// committing) must be rolled back into the old file, not replayed onto
+	// the new one after the rename.
+	recoverHotJournal(ctx, opts.DBPath)
 	if err := os.Rename(tmp, opts.DBPath); err != nil {
 		return rep, fmt.Errorf("swap index into place: %w", err)
 	}
@@ -398,6 +402,11 @@ func storedVectors(ctx context.Context, db *sql.DB, ps []parsed) (map[string][]f
 }
 
 func checkCompatible(ctx context.Context, db *sql.DB, emb Embedder) error {
+	// A damaged file can still serve the few reads below and then fail
+	// half-way through the build ("database disk image is malformed").
+	if err := quickCheck(ctx, db); err != nil {
+		return fmt.Errorf("unreadable index: %v", err)
+	}
 	m, err := readMeta(ctx, db)
 	if err != nil {
 		return fmt.Errorf("unreadable index: %v", err)

@@ -71,7 +71,9 @@ func ChunkNote(title, body string, count TokenCounter, maxTokens int) []Chunk {
 		}
 	}
 	if len(chunks) == 0 {
-		chunks = []Chunk{{}} // a title-only note is still findable by its title
+		// A title-only note is still findable by its title, and a title longer
+		// than the window is embedded as a prefix, so it is marked as one.
+		chunks = splitToFit(title, Chunk{}, count, maxTokens)
 	}
 	return chunks
 }

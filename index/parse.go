@@ -269,6 +269,11 @@ func stripInlineCode(line string) string {
 	for _, r := range line {
 		if r == '`' {
 			in = !in
+			if in {
+				// A space stands for the span, so the text around it cannot
+				// join into link syntax: "[`x`[a]]" is not [[a]].
+				b.WriteByte(' ')
+			}
 			continue
 		}
 		if !in {

@@ -37,16 +37,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w at %s (run `vault-rag reindex`)", ErrNoIndex, path)
 	}
+	recoverHotJournal(ctx, path)
 	db, err := openSQLite(path, true)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
-	var check string
-	if err := db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&check); err != nil || check != "ok" {
+	if err := quickCheck(ctx, db); err != nil {
 		db.Close()
-		if err == nil {
-			err = errors.New(check)
-		}
 		return nil, fmt.Errorf("%w: %s fails SQLite's check (%v); run `vault-rag reindex` to rebuild it", ErrCorrupt, path, err)
 	}
 	meta, err := readMeta(ctx, db)
@@ -61,6 +58,50 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	d := &DB{sql: db, path: path, meta: meta}
 	d.dev, d.ino = fileID(fi)
 	return d, nil
+}
+
+// quickCheck runs SQLite's quick_check and returns its first finding, in one
+// line: a damaged file can report hundreds ("Page 277: never used", ...).
+func quickCheck(ctx context.Context, db *sql.DB) error {
+	var check string
+	if err := db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&check); err != nil {
+		return err
+	}
+	if check == "ok" {
+		return nil
+	}
+	var lines []string
+	for _, l := range strings.Split(check, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "*** in database") {
+			lines = append(lines, l)
+		}
+	}
+	switch len(lines) {
+	case 0:
+		return errors.New(oneLine(check))
+	case 1:
+		return errors.New(lines[0])
+	}
+	return fmt.Errorf("%s, and %d more problems", lines[0], len(lines)-1)
+}
+
+// recoverHotJournal lets SQLite roll back what an incremental build killed
+// mid-transaction left in the rollback journal. Only a read-write connection
+// can: a read-only one fails with "attempt to write a readonly database", and
+// a sound index would be reported as corrupt. A journal that a live writer
+// holds is not hot, and SQLite leaves it alone.
+func recoverHotJournal(ctx context.Context, path string) {
+	fi, err := os.Stat(path + "-journal")
+	if err != nil || fi.Size() == 0 {
+		return
+	}
+	rw, err := openSQLite(path, false)
+	if err != nil {
+		return
+	}
+	defer rw.Close()
+	var n int
+	_ = rw.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&n) // the first read rolls a hot journal back
 }
 
 // Close closes the index.

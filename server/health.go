@@ -48,6 +48,9 @@ func (s *Server) degradedStages() []string {
 	out := []string{}
 	reg := s.opts.Registry
 	for _, spec := range reg.Manifest().Models {
+		if spec.Role == "embedder" && spec.Name != s.opts.Embedder {
+			continue // another embedder than the index's degrades nothing
+		}
 		if st := models.Check(reg.DataDir(), spec); !st.Installed {
 			what := stagesNeeding[spec.Role]
 			if what == "" {

@@ -362,7 +362,7 @@ func TestMissingCrossEncoderIsDegraded(t *testing.T) {
 		if m.Role == "cross-encoder" && (m.Installed || m.Loaded || m.Problem == "") {
 			t.Errorf("cross-encoder reported as %+v", m)
 		}
-		if m.Role == "embedder" && !m.Installed {
+		if m.Name == models.DefaultEmbedder && !m.Installed {
 			t.Errorf("embedder reported as %+v", m)
 		}
 	}

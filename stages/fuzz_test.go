@@ -92,7 +92,7 @@ func quotedTerms(expr string) (terms []string, ok bool) {
 }
 
 // FuzzMatchExpr: whatever the user types, MatchExpr makes an expression of at
-// most 64 double-quoted terms joined by OR, the terms are Terms(text), each a
+// most MaxQueryTerms double-quoted terms joined by OR, the terms are Terms(text), each a
 // run of letters and digits, and FTS5 accepts the expression.
 func FuzzMatchExpr(f *testing.F) {
 	for _, s := range []string{
@@ -123,8 +123,8 @@ func FuzzMatchExpr(f *testing.F) {
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, text string) {
 		terms := stages.Terms(text)
-		if len(terms) > 64 {
-			t.Fatalf("%d terms, want at most 64", len(terms))
+		if len(terms) > stages.MaxQueryTerms {
+			t.Fatalf("%d terms, want at most %d", len(terms), stages.MaxQueryTerms)
 		}
 		for _, term := range terms {
 			if term == "" || !utf8.ValidString(term) {

@@ -6,12 +6,13 @@ import (
 	"unicode/utf8"
 )
 
-// maxQueryTerms bounds the terms a query contributes to a keyword search: a
-// 100 KB paste still makes a bounded FTS5 expression.
-const maxQueryTerms = 64
+// MaxQueryTerms bounds the terms a query contributes to a keyword search: a
+// 100 KB paste still makes a bounded FTS5 expression, and the longest real
+// queries (Cranfield's run past 64 terms) keep every word.
+const MaxQueryTerms = 256
 
 // Terms splits text into the lower-cased alphanumeric runs FTS5's unicode61
-// tokenizer would index, in order, at most maxQueryTerms. A repeated word is
+// tokenizer would index, in order, at most MaxQueryTerms. A repeated word is
 // kept each time: in an OR query bm25 sums over the terms, so repetition is
 // the query's term frequency (on Cranfield it is worth +0.005 nDCG@10).
 func Terms(text string) []string {
@@ -20,7 +21,7 @@ func Terms(text string) []string {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	}) {
 		out = append(out, f)
-		if len(out) == maxQueryTerms {
+		if len(out) == MaxQueryTerms {
 			break
 		}
 	}

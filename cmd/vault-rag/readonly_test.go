@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+)
+
+// TestVaultNeverWritten runs every command that reads the vault or the eval
+// root (reindex, reindex --incremental, search with and without a query,
+// eval, eval --check, models) and checks that nothing under the root changed:
+// no content, mode or modification time, no file added or removed. With
+// --check, eval writes no baseline.
+func TestVaultNeverWritten(t *testing.T) {
+	d := demoIndex(t)
+	// The full reindex ran when the shared demo index was built.
+	if d.after != d.before {
+		t.Errorf("reindex changed the root:\n%s", diffLines(d.before, d.after))
+	}
+	if !strings.Contains(d.reindex.stdout, "indexed 33 notes") {
+		t.Errorf("reindex of the demo vault:\n%s", d.reindex)
+	}
+
+	work := t.TempDir()
+	db := filepath.Join(work, "index", "vault.db")
+	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyFile(d.db, db, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// eval indexes the demo vault into VAULT_RAG_DATA/eval unless an index
+	// stamped with the same files is there: give it the one just built.
+	seedEvalIndex(t, d)
+	// eval --check needs a baseline to compare with; write it before the
+	// digest (writing it is --update's job).
+	r := mustRun(t, d.root, "", "", "eval", "--root", d.root, "--dataset", "demo", "--config", "keyword", "--update")
+	if !strings.Contains(r.stdout, "eval: wrote") {
+		t.Fatalf("eval --update:\n%s", r)
+	}
+
+	before := treeDigest(t, d.root)
+	baselinesBefore := treeDigest(t, filepath.Join(d.root, "baselines"))
+	steps := []struct {
+		name string
+		args []string
+		want string // in stdout
+	}{
+		{"reindex --incremental", []string{"reindex", "--incremental"}, "(incremental"},
+		{"search with a query", []string{"search", "lease expiry storm"}, ".md"},
+		{"search without a query", []string{"search"}, "$ vault-rag search"},
+		{"eval", []string{"eval", "--root", d.root, "--dataset", "demo", "--config", "keyword"}, "keyword"},
+		{"eval --check", []string{"eval", "--root", d.root, "--dataset", "demo", "--config", "keyword", "--check"}, "eval --check: demo matches"},
+		{"models", []string{"models"}, models.DefaultEmbedder + "  [embedder]  installed"},
+	}
+	for _, s := range steps {
+		// Run from the root, as a user in their checkout would: search reads
+		// configs/ there.
+		r := mustRun(t, d.root, d.vault, db, s.args...)
+		if !strings.Contains(r.stdout, s.want) {
+			t.Errorf("%s: stdout lacks %q:\n%s", s.name, s.want, r)
+		}
+		if after := treeDigest(t, d.root); after != before {
+			t.Fatalf("%s changed the root:\n%s", s.name, diffLines(before, after))
+		}
+	}
+	if after := treeDigest(t, filepath.Join(d.root, "baselines")); after != baselinesBefore {
+		t.Errorf("baselines changed:\n%s", diffLines(baselinesBefore, after))
+	}
+}
+
+// seedEvalIndex puts the shared demo index where eval looks for its demo
+// index, with the stamp of the demo vault's files, so eval need not index
+// the vault again. (If the layout changes, eval builds its own: slower, not
+// wrong.)
+func seedEvalIndex(t *testing.T, d *demo) {
+	t.Helper()
+	files, _, err := index.Scan(d.vault, index.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(dataDir(t), "eval", "demo", models.DefaultEmbedder)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyFile(d.db, filepath.Join(dir, "index.db"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stamp := index.VaultStamp(files, models.DefaultEmbedder)
+	if err := os.WriteFile(filepath.Join(dir, "index.db.stamp"), []byte(stamp+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
