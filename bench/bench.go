@@ -31,6 +31,7 @@ type Options struct {
 	Sizes     []int  // generated vault sizes, e.g. 3000, 30000
 	Queries   int    // queries per dataset for latency (default 50)
 	Reps      int    // repetitions of the reindex measurements (default 3)
+	Prepare   bool   // only generate and index the scale vaults (cached for later runs)
 	Log       func(string)
 }
 
@@ -97,6 +98,14 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	}
 	vault := filepath.Join(o.Root, "vault")
 
+	if o.Prepare {
+		for _, n := range o.Sizes {
+			if _, err := scaleIndex(ctx, work, n, logf); err != nil {
+				return nil, err
+			}
+		}
+		return res, nil
+	}
 	// Reindex of the demo vault, per embedder: cold (a new registry, so the
 	// model load is included), warm, and incremental after one note changes.
 	for _, name := range []string{models.DefaultEmbedder, "bge-small-en-v1.5-q"} {
@@ -152,24 +161,10 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	}
 	for _, n := range o.Sizes {
 		name := fmt.Sprintf("gen-%d", n)
-		dir := filepath.Join(work, name)
-		v := filepath.Join(dir, "vault")
-		if _, err := os.Stat(filepath.Join(dir, "generated")); err != nil {
-			os.RemoveAll(v)
-			t0 := time.Now()
-			sum, err := gen.Generate(v, gen.Options{Notes: n, Seed: 1})
-			if err != nil {
-				return nil, err
-			}
-			logf("generated %s: %d notes in %s", name, sum.Notes, time.Since(t0).Round(time.Millisecond))
-			os.WriteFile(filepath.Join(dir, "generated"), nil, 0o644)
-		}
-		db := filepath.Join(dir, "index.db")
-		t0 := time.Now()
-		if _, err := eval.EnsureIndex(ctx, HashEmbedder{}, v, db, logf); err != nil {
+		db, err := scaleIndex(ctx, work, n, logf)
+		if err != nil {
 			return nil, err
 		}
-		logf("%s index ready in %s", name, time.Since(t0).Round(time.Millisecond))
 		qs, err := scaleQueries(ctx, db, o.Queries)
 		if err != nil {
 			return nil, err
@@ -180,6 +175,33 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		}
 	}
 	return res, nil
+}
+
+// scaleIndex generates a vault of n notes (once) and indexes it with the hash
+// embedder (once per content), returning the index path.
+func scaleIndex(ctx context.Context, work string, n int, logf func(string, ...any)) (string, error) {
+	name := fmt.Sprintf("gen-%d", n)
+	dir := filepath.Join(work, name)
+	v := filepath.Join(dir, "vault")
+	if _, err := os.Stat(filepath.Join(dir, "generated")); err != nil {
+		os.RemoveAll(v)
+		t0 := time.Now()
+		sum, err := gen.Generate(v, gen.Options{Notes: n, Seed: 1})
+		if err != nil {
+			return "", err
+		}
+		logf("generated %s: %d notes in %s", name, sum.Notes, time.Since(t0).Round(time.Millisecond))
+		if err := os.WriteFile(filepath.Join(dir, "generated"), nil, 0o644); err != nil {
+			return "", err
+		}
+	}
+	db := filepath.Join(dir, "index.db")
+	t0 := time.Now()
+	if _, err := eval.EnsureIndex(ctx, HashEmbedder{}, v, db, logf); err != nil {
+		return "", err
+	}
+	logf("%s index ready in %s", name, time.Since(t0).Round(time.Millisecond))
+	return db, nil
 }
 
 func texts(qs []eval.Query, n int) []string {

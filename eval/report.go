@@ -98,10 +98,10 @@ func compareRows(cs []Comparison) ([]string, [][]string) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
-	head := []string{"configuration", "vs " + cs[0].Baseline, "Δ nDCG@10", "wins", "losses", "p (randomization)"}
+	head := []string{"configuration vs " + cs[0].Baseline, "Δ nDCG@10", "wins", "losses", "p (randomization)"}
 	var rows [][]string
 	for _, c := range cs {
-		rows = append(rows, []string{c.Config, "", fmt.Sprintf("%+.4f", c.Delta), fmt.Sprint(len(c.Wins)), fmt.Sprint(len(c.Losses)), fmt.Sprintf("%.4f", c.P)})
+		rows = append(rows, []string{c.Config, fmt.Sprintf("%+.4f", c.Delta), fmt.Sprint(len(c.Wins)), fmt.Sprint(len(c.Losses)), fmt.Sprintf("%.4f", c.P)})
 	}
 	return head, rows
 }

@@ -21,6 +21,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	queries := fs.Int("queries", 50, "queries per dataset")
 	reps := fs.Int("reps", 3, "repetitions of the reindex measurements")
 	out := fs.String("out", "report/bench", "write OUT.md and OUT.json")
+	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
 	if err := fs.Parse(args); err != nil {
 		return exitError{code: 2}
 	}
@@ -36,10 +37,13 @@ func cmdBench(ctx context.Context, args []string) error {
 		ns = append(ns, n)
 	}
 	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: models.DataDir(), Lib: models.RuntimeLibrary(),
-		Cranfield: *cranfield, Sizes: ns, Queries: *queries, Reps: *reps,
+		Cranfield: *cranfield, Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare,
 		Log: func(s string) { fmt.Fprintln(os.Stderr, "bench: "+s) }})
 	if err != nil {
 		return err
+	}
+	if *prepare {
+		return nil
 	}
 	if err := res.WriteJSON(*out + ".json"); err != nil {
 		return err
