@@ -215,7 +215,7 @@ func texts(qs []eval.Query, n int) []string {
 // configs are the configurations whose latency is reported.
 func configs(root string) ([]*pipeline.Config, error) {
 	var out []*pipeline.Config
-	for _, n := range []string{"keyword", "vector", "hybrid", "hybrid-rerank", "bi-encoder-note", "shipping"} {
+	for _, n := range []string{"keyword", "vector", "hybrid", "hybrid-rerank", "shipping"} {
 		c, err := pipeline.Find(root, n)
 		if err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vault-rag/vault-rag/models/bow"
 	"math"
 	"os"
 	"path/filepath"
@@ -317,7 +318,7 @@ func TestNearest(t *testing.T) {
 				t.Fatalf("%s has %d chunks", tc.path, len(chunks))
 			}
 			c := chunks[tc.ord]
-			v := bowVector(EmbedText(tc.title, Chunk{Heading: c.Heading, Body: c.Body}))
+			v := bow.Vector(EmbedText(tc.title, Chunk{Heading: c.Heading, Body: c.Body}))
 			hits, err := d.Nearest(ctx, v, 3)
 			if err != nil {
 				t.Fatal(err)
@@ -343,7 +344,7 @@ func TestNearest(t *testing.T) {
 			}
 		})
 	}
-	if hits, err := d.Nearest(ctx, bowVector("zebras"), 100); err != nil || len(hits) != fixtureChunks {
+	if hits, err := d.Nearest(ctx, bow.Vector("zebras"), 100); err != nil || len(hits) != fixtureChunks {
 		t.Errorf("Nearest(k=100) = %d hits, %v; want every chunk (%d)", len(hits), err, fixtureChunks)
 	}
 }

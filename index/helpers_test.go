@@ -5,9 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
+	"github.com/vault-rag/vault-rag/models/bow"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -109,7 +108,7 @@ func (f *fakeEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]f
 	}
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		out[i] = bowVector(t)
+		out[i] = bow.Vector(t)
 		f.embedded = append(f.embedded, t)
 	}
 	return out, nil
@@ -126,35 +125,4 @@ func (f *fakeEmbedder) texts() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.embedded...)
-}
-
-func bowVector(text string) []float32 {
-	v := make([]float32, 384)
-	for _, w := range strings.Fields(strings.ToLower(text)) {
-		w = strings.Trim(w, ".,;:!?()[]#|\"'`")
-		if w == "" {
-			continue
-		}
-		h := fnv.New64a()
-		h.Write([]byte(w))
-		x := h.Sum64()
-		sign := float32(1)
-		if x>>63 == 1 {
-			sign = -1
-		}
-		v[x%384] += sign
-	}
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		v[0] = 1
-		return v
-	}
-	inv := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= inv
-	}
-	return v
 }

@@ -3,8 +3,7 @@ package stages_test
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
-	"math"
+	"github.com/vault-rag/vault-rag/models/bow"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,46 +26,15 @@ func (bowEmbedder) Dim() int                    { return 384 }
 func (bowEmbedder) CountTokens(text string) int { return len(strings.Fields(text)) }
 
 func (bowEmbedder) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
-	return bowVector(q), nil
+	return bow.Vector(q), nil
 }
 
 func (bowEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		out[i] = bowVector(t)
+		out[i] = bow.Vector(t)
 	}
 	return out, nil
-}
-
-func bowVector(text string) []float32 {
-	v := make([]float32, 384)
-	for _, w := range strings.Fields(strings.ToLower(text)) {
-		w = strings.Trim(w, ".,;:!?()[]#|\"'`*")
-		if w == "" {
-			continue
-		}
-		h := fnv.New64a()
-		h.Write([]byte(w))
-		x := h.Sum64()
-		sign := float32(1)
-		if x>>63 == 1 {
-			sign = -1
-		}
-		v[x%384] += sign
-	}
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	if s == 0 {
-		v[0] = 1
-		return v
-	}
-	inv := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= inv
-	}
-	return v
 }
 
 // fakeModels serves the bag-of-words embedder under any name and reports the
