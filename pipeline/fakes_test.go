@@ -6,7 +6,6 @@ import (
 	"github.com/vault-rag/vault-rag/models/bow"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,33 +18,16 @@ import (
 // repoRoot holds configs/, experiments/ and vault/ (tests run in pipeline/).
 const repoRoot = ".."
 
-// bowEmbedder is a deterministic stand-in for the real embedder: a hashed,
-// signed bag of words, L2-normalised, so texts sharing words are near each
-// other. It is both an index.Embedder and a stages.Embedder.
-type bowEmbedder struct{}
-
-func (bowEmbedder) Name() string                { return "fake-bow" }
-func (bowEmbedder) Dim() int                    { return 384 }
-func (bowEmbedder) CountTokens(text string) int { return len(strings.Fields(text)) }
-
-func (bowEmbedder) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
-	return bow.Vector(q), nil
-}
-
-func (bowEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		out[i] = bow.Vector(t)
-	}
-	return out, nil
-}
+// fakeBow is the bag-of-words stand-in for the real embedder (models/bow):
+// texts sharing words are near each other, and no model is needed.
+var fakeBow = bow.Embedder{ModelName: "fake-bow"}
 
 // fakeModels serves the bag-of-words embedder under any name and reports the
 // cross-encoder as not installed, as on this machine.
 type fakeModels struct{}
 
 func (fakeModels) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
-	return bowEmbedder{}, nil
+	return fakeBow, nil
 }
 
 func (fakeModels) CrossEncoder(ctx context.Context, name string) (stages.PairScorer, error) {
@@ -99,7 +81,7 @@ func writeVault(t *testing.T, files map[string]string) string {
 // an Env over it.
 func indexVault(t *testing.T, vault string) *stages.Env {
 	t.Helper()
-	db, err := openIndex(context.Background(), bowEmbedder{}, vault, filepath.Join(t.TempDir(), "vault.db"))
+	db, err := openIndex(context.Background(), fakeBow, vault, filepath.Join(t.TempDir(), "vault.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -223,7 +223,7 @@ func FuzzQuery(f *testing.F) {
 		}
 	}
 	ctx := context.Background()
-	db, err := openIndex(ctx, bowEmbedder{}, filepath.Join(repoRoot, "vault"), filepath.Join(f.TempDir(), "vault.db"))
+	db, err := openIndex(ctx, fakeBow, filepath.Join(repoRoot, "vault"), filepath.Join(f.TempDir(), "vault.db"))
 	if err != nil {
 		f.Fatal(err)
 	}

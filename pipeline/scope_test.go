@@ -62,7 +62,7 @@ func scopeEnv(t *testing.T) *stages.Env {
 		if scopeErr = writeFiles(vault, scopeVault()); scopeErr != nil {
 			return
 		}
-		db, err := openIndex(context.Background(), bowEmbedder{}, vault, filepath.Join(dir, "vault.db"))
+		db, err := openIndex(context.Background(), fakeBow, vault, filepath.Join(dir, "vault.db"))
 		if scopeErr = err; err != nil {
 			return
 		}
@@ -93,7 +93,7 @@ func TestScopePrecondition(t *testing.T) {
 	if err != nil || n != scopeChunks {
 		t.Fatalf("%d chunks (%v), want %d", n, err, scopeChunks)
 	}
-	qv, _ := bowEmbedder{}.EmbedQuery(ctx, scopeQuery)
+	qv, _ := fakeBow.EmbedQuery(ctx, scopeQuery)
 	hits, err := env.DB.Nearest(ctx, qv, scopeChunks)
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ var (
 func demoFakeEnv(t *testing.T) *stages.Env {
 	t.Helper()
 	demoOnce.Do(func() {
-		db, err := openIndex(context.Background(), bowEmbedder{}, filepath.Join(repoRoot, "vault"), filepath.Join(sharedDir, "demo-fake.db"))
+		db, err := openIndex(context.Background(), fakeBow, filepath.Join(repoRoot, "vault"), filepath.Join(sharedDir, "demo-fake.db"))
 		if demoErr = err; err != nil {
 			return
 		}

@@ -37,7 +37,7 @@ func fuzzIndex(f *testing.F) *index.DB {
 	}
 	ctx := context.Background()
 	dbPath := filepath.Join(dir, "vault.db")
-	if _, err := index.Build(ctx, bowEmbedder{}, index.BuildOptions{VaultPath: vault, DBPath: dbPath}); err != nil {
+	if _, err := index.Build(ctx, fakeBow, index.BuildOptions{VaultPath: vault, DBPath: dbPath}); err != nil {
 		f.Fatalf("build index: %v", err)
 	}
 	db, err := index.Open(ctx, dbPath)
