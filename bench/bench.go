@@ -309,16 +309,9 @@ func incremental(ctx context.Context, emb index.Embedder, vault, work string) (t
 // throughput compares the indexer's embedding rate with the raw ONNX session's
 // on the same chunks.
 func throughput(ctx context.Context, res *Results, emb *models.Embedder, vault, work string, logf func(string, ...any)) error {
-	files, _, err := index.Scan(vault, index.ScanOptions{})
+	chunkTexts, err := index.ChunkTexts(vault, emb)
 	if err != nil {
 		return err
-	}
-	var chunkTexts []string
-	for _, f := range files {
-		n := index.ParseNote(f.Path, f.Raw, f.ModTime)
-		for _, c := range index.ChunkNote(n.Title, n.Body, emb.CountTokens, index.MaxTokens) {
-			chunkTexts = append(chunkTexts, index.EmbedText(n.Title, c))
-		}
 	}
 	prep := emb.Prepare(chunkTexts)
 	if err := emb.RunPrepared(ctx, prep); err != nil { // warm

@@ -14,6 +14,7 @@ import (
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
+	"github.com/vault-rag/vault-rag/vault"
 )
 
 // DefaultNow is the clock every eval query runs at, so recency is reproducible.
@@ -119,8 +120,8 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 // EnsureIndex builds the dataset's index with a full build unless one built
 // from exactly these files exists: eval never uses an incremental build, whose
 // note ids (the last tie-break) depend on history.
-func EnsureIndex(ctx context.Context, emb index.Embedder, vault, dbPath string, logf func(string, ...any)) (string, error) {
-	files, _, err := index.Scan(vault, index.ScanOptions{})
+func EnsureIndex(ctx context.Context, emb index.Embedder, vaultPath, dbPath string, logf func(string, ...any)) (string, error) {
+	files, _, err := vault.Scan(vaultPath, vault.ScanOptions{})
 	if err != nil {
 		return "", err
 	}
@@ -132,9 +133,9 @@ func EnsureIndex(ctx context.Context, emb index.Embedder, vault, dbPath string, 
 			return stamp, nil
 		}
 	}
-	logf("indexing %s (%d files) into %s", vault, len(files), dbPath)
+	logf("indexing %s (%d files) into %s", vaultPath, len(files), dbPath)
 	os.Remove(stampFile)
-	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: dbPath})
+	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vaultPath, DBPath: dbPath})
 	if err != nil {
 		return "", err
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/vault"
 )
 
 // treeHash digests every file and folder under root: path, content and
@@ -78,13 +78,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func scanned(t *testing.T) (string, []index.File, []index.Skipped) {
+func scanned(t *testing.T) (string, []vault.File, []vault.Skipped) {
 	t.Helper()
 	dir, err := vault600()
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, skipped, err := index.Scan(dir, index.ScanOptions{})
+	files, skipped, err := vault.Scan(dir, vault.ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestNotesParseWithoutWarnings(t *testing.T) {
 	withoutFM := 0
 	types := map[string]int{}
 	for _, f := range files {
-		n := index.ParseNote(f.Path, f.Raw, f.ModTime)
+		n := vault.ParseNote(f.Path, f.Raw, f.ModTime)
 		if len(n.Warnings) > 0 {
 			t.Errorf("%s: warnings %q", f.Path, n.Warnings)
 		}
@@ -182,7 +182,7 @@ func TestNotesParseWithoutWarnings(t *testing.T) {
 			}
 			continue
 		}
-		m := n.Meta
+		m := n.Frontmatter
 		types[m.Type]++
 		if n.DateSource != "frontmatter" || m.Status == "" || m.Source == "" || len(m.Topics) == 0 {
 			t.Errorf("%s: incomplete frontmatter %+v (date from %s)", f.Path, m, n.DateSource)
@@ -254,13 +254,13 @@ func TestClustersOfAboutFifty(t *testing.T) {
 	if len(ents) != work {
 		t.Errorf("%d folders under sessions/, want one per work cluster (%d)", len(ents), work)
 	}
-	files, _, err := index.Scan(dir, index.ScanOptions{})
+	files, _, err := vault.Scan(dir, vault.ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	perProject := map[string]int{}
 	for _, f := range files {
-		if m := index.ParseNote(f.Path, f.Raw, f.ModTime).Meta; m.Project != "" {
+		if m := vault.ParseNote(f.Path, f.Raw, f.ModTime).Frontmatter; m.Project != "" {
 			perProject[m.Project]++
 		}
 	}
@@ -282,7 +282,7 @@ func TestWikilinksMostlyResolve(t *testing.T) {
 	}
 	var links, resolved, aliased, headed int
 	for _, f := range files {
-		for _, l := range index.ExtractLinks(index.ParseNote(f.Path, f.Raw, f.ModTime).Body) {
+		for _, l := range vault.ExtractLinks(vault.ParseNote(f.Path, f.Raw, f.ModTime).Body) {
 			links++
 			body, ok := bodies[strings.ToLower(l.Target)]
 			if ok {
@@ -336,7 +336,7 @@ func TestNoteLengths(t *testing.T) {
 	_, files, _ := scanned(t)
 	var total, long, short int
 	for _, f := range files {
-		w := len(strings.Fields(index.ParseNote(f.Path, f.Raw, f.ModTime).Body))
+		w := len(strings.Fields(vault.ParseNote(f.Path, f.Raw, f.ModTime).Body))
 		total += w
 		if w >= 1200 {
 			long++
@@ -384,7 +384,7 @@ func TestRefusesNonEmptyFolder(t *testing.T) {
 	if treeHash(t, dir) != first {
 		t.Error("regenerating over the same vault changed it")
 	}
-	files, _, err := index.Scan(dir, index.ScanOptions{})
+	files, _, err := vault.Scan(dir, vault.ScanOptions{})
 	if err != nil || len(files) != 21 {
 		t.Errorf("Scan found %d notes (%v), want 20 and mine.md", len(files), err)
 	}

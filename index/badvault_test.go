@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"errors"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	vpkg "github.com/vault-rag/vault-rag/vault"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +25,7 @@ var badVaultDeep = strings.Repeat("level/", 64)
 func writeBadVault(t *testing.T) (vault, fifo string) {
 	t.Helper()
 	vault = filepath.Join(t.TempDir(), "vault")
-	writeTree(t, vault, map[string]string{
+	vaulttest.WriteTree(t, vault, map[string]string{
 		"ok.md":                   "# OK\n\nAn ordinary note linking [[Über café 東京]].\n",
 		"binary.md":               "# looks like a note\x00\x01\x02\xff then binary",
 		"invalid-utf8.md":         "# Caf\xe9\n\nlatin-1 bytes \xe9\xe8 in a UTF-8 vault\n",
@@ -56,7 +58,7 @@ func writeBadVault(t *testing.T) (vault, fifo string) {
 	huge.Close()
 
 	outside := filepath.Join(filepath.Dir(vault), "outside")
-	writeTree(t, outside, map[string]string{"secret.md": "# not in the vault\n"}, testTime)
+	vaulttest.WriteTree(t, outside, map[string]string{"secret.md": "# not in the vault\n"}, testTime)
 	for name, target := range map[string]string{
 		"loop-a.md":   "loop-b.md",
 		"loop-b.md":   "loop-a.md",
@@ -110,7 +112,7 @@ func guardFIFO(fifo string, stop <-chan struct{}) (opened <-chan bool) {
 func TestBadVault(t *testing.T) {
 	vault, fifo := writeBadVault(t)
 	dbPath := filepath.Join(t.TempDir(), "vault.db")
-	before := treeDigest(t, vault)
+	before := vaulttest.MustDigest(t, vault)
 
 	// Scan alone: it must refuse the 50 MB file by its size, not read it. A
 	// read would allocate at least the file's size.
@@ -118,7 +120,7 @@ func TestBadVault(t *testing.T) {
 	runtime.ReadMemStats(&m0)
 	stop := make(chan struct{})
 	opened := guardFIFO(fifo, stop)
-	files, _, err := Scan(vault, ScanOptions{})
+	files, _, err := vpkg.Scan(vault, vpkg.ScanOptions{})
 	runtime.ReadMemStats(&m1)
 	if err != nil {
 		t.Fatalf("Scan: %v", err)
@@ -269,8 +271,8 @@ func TestBadVault(t *testing.T) {
 		t.Errorf("keyword search for the deep note: %q", got)
 	}
 
-	if after := treeDigest(t, vault); after != before {
-		t.Errorf("the vault changed during the build:\nbefore:\n%s\nafter:\n%s", before, after)
+	if d := vaulttest.Diff(before, vaulttest.MustDigest(t, vault), ""); d != nil {
+		t.Errorf("the vault changed during the build: %q", d)
 	}
 
 	// An incremental build over the same vault agrees and still writes nothing.
@@ -284,8 +286,8 @@ func TestBadVault(t *testing.T) {
 	if len(rep2.Skipped) != len(wantSkipped) {
 		t.Errorf("incremental build skipped %d files, the full one %d", len(rep2.Skipped), len(wantSkipped))
 	}
-	if after := treeDigest(t, vault); after != before {
-		t.Error("the vault changed during the incremental build")
+	if d := vaulttest.Diff(before, vaulttest.MustDigest(t, vault), ""); d != nil {
+		t.Errorf("the vault changed during the incremental build: %q", d)
 	}
 }
 

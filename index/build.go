@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vault-rag/vault-rag/vault"
 	"os"
 	"path"
 	"path/filepath"
@@ -33,27 +34,27 @@ type BuildOptions struct {
 	VaultPath   string
 	DBPath      string
 	Incremental bool // re-embed only notes whose content changed; falls back to a full build when it must
-	Scan        ScanOptions
+	Scan        vault.ScanOptions
 	// Progress, when set, is called after each batch of chunks is embedded.
 	Progress func(done, total int)
 }
 
 // Report says what a build did.
 type Report struct {
-	Mode      string        `json:"mode"`               // "full" or "incremental"
-	Fallback  string        `json:"fallback,omitempty"` // why an incremental build ran as a full one
-	Notes     int           `json:"notes"`
-	Chunks    int           `json:"chunks"`
-	Added     int           `json:"added"`
-	Changed   int           `json:"changed"`
-	Removed   int           `json:"removed"`
-	Unchanged int           `json:"unchanged"`
-	Embedded  int           `json:"embedded"` // chunks run through the model
-	Reused    int           `json:"reused"`   // chunks whose stored embedding was kept
-	Truncated int           `json:"truncated"`
-	Skipped   []Skipped     `json:"skipped"`
-	Warnings  []Skipped     `json:"warnings"` // notes indexed despite a problem
-	Duration  time.Duration `json:"duration_ns"`
+	Mode      string          `json:"mode"`               // "full" or "incremental"
+	Fallback  string          `json:"fallback,omitempty"` // why an incremental build ran as a full one
+	Notes     int             `json:"notes"`
+	Chunks    int             `json:"chunks"`
+	Added     int             `json:"added"`
+	Changed   int             `json:"changed"`
+	Removed   int             `json:"removed"`
+	Unchanged int             `json:"unchanged"`
+	Embedded  int             `json:"embedded"` // chunks run through the model
+	Reused    int             `json:"reused"`   // chunks whose stored embedding was kept
+	Truncated int             `json:"truncated"`
+	Skipped   []vault.Skipped `json:"skipped"`
+	Warnings  []vault.Skipped `json:"warnings"` // notes indexed despite a problem
+	Duration  time.Duration   `json:"duration_ns"`
 }
 
 // embedBatch is how many chunk texts the builder hands the embedder at a time;
@@ -66,7 +67,7 @@ const embedBatch = 128
 // the existing file in one transaction. The vault is only read.
 func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error) {
 	start := time.Now()
-	files, skipped, err := Scan(opts.VaultPath, opts.Scan)
+	files, skipped, err := vault.Scan(opts.VaultPath, opts.Scan)
 	if err != nil {
 		return Report{}, err
 	}
@@ -94,34 +95,50 @@ var errNeedsFull = errors.New("full build needed")
 
 // parsed is a note ready to be written: parsed, chunked, and its chunks' texts.
 type parsed struct {
-	note   Note
+	note   vault.Note
 	texts  []string // embedding text per chunk
 	hashes []string // embed hash per chunk
 	vecs   [][]float32
 }
 
-func prepare(files []File, emb Embedder) ([]parsed, []Skipped, []Skipped) {
+func prepare(files []vault.File, emb Embedder) ([]parsed, []vault.Skipped, []vault.Skipped) {
 	var out []parsed
-	var skipped, warnings []Skipped
+	var skipped, warnings []vault.Skipped
 	for _, f := range files {
 		if len(strings.TrimSpace(string(f.Raw))) == 0 {
-			skipped = append(skipped, Skipped{Path: f.Path, Reason: "empty file"})
+			skipped = append(skipped, vault.Skipped{Path: f.Path, Reason: "empty file"})
 			continue
 		}
-		n := ParseNote(f.Path, f.Raw, f.ModTime)
-		n.Chunks = ChunkNote(n.Title, n.Body, emb.CountTokens, MaxTokens)
+		n := vault.ParseNote(f.Path, f.Raw, f.ModTime)
+		n.Chunks = vault.ChunkNote(n.Title, n.Body, emb.CountTokens, vault.MaxTokens)
 		p := parsed{note: n}
 		for _, c := range n.Chunks {
-			t := EmbedText(n.Title, c)
+			t := vault.EmbedText(n.Title, c)
 			p.texts = append(p.texts, t)
 			p.hashes = append(p.hashes, embedHash(emb.Name(), t))
 		}
 		for _, w := range n.Warnings {
-			warnings = append(warnings, Skipped{Path: f.Path, Reason: w})
+			warnings = append(warnings, vault.Skipped{Path: f.Path, Reason: w})
 		}
 		out = append(out, p)
 	}
 	return out, skipped, warnings
+}
+
+// ChunkTexts returns the texts a full build of the vault would embed, in
+// order: what a benchmark hands the model directly to compare its rate with
+// the indexer's.
+func ChunkTexts(vaultPath string, emb Embedder) ([]string, error) {
+	files, _, err := vault.Scan(vaultPath, vault.ScanOptions{})
+	if err != nil {
+		return nil, err
+	}
+	ps, _, _ := prepare(files, emb)
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.texts...)
+	}
+	return out, nil
 }
 
 func embedHash(model, text string) string {
@@ -170,7 +187,7 @@ func embedAll(ctx context.Context, emb Embedder, ps []parsed, reuse map[string][
 	return len(texts), reused, nil
 }
 
-func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []File) (Report, error) {
+func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vault.File) (Report, error) {
 	rep := Report{Mode: "full"}
 	ps, skipped, warnings := prepare(files, emb)
 	rep.Skipped, rep.Warnings = skipped, warnings
@@ -245,7 +262,7 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []Fil
 	return rep, nil
 }
 
-func countTruncated(cs []Chunk) int {
+func countTruncated(cs []vault.Chunk) int {
 	n := 0
 	for _, c := range cs {
 		if c.Truncated {
@@ -255,7 +272,7 @@ func countTruncated(cs []Chunk) int {
 	return n
 }
 
-func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, files []File) (Report, error) {
+func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, files []vault.File) (Report, error) {
 	rep := Report{Mode: "incremental"}
 	if _, err := os.Stat(opts.DBPath); err != nil {
 		return rep, fmt.Errorf("%w: no index yet", errNeedsFull)
@@ -291,7 +308,7 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 	}
 	rows.Close()
 
-	var changed []File
+	var changed []vault.File
 	seen := map[string]bool{}
 	for _, f := range files {
 		seen[f.Path] = true
@@ -590,11 +607,11 @@ const chunkIDsPerNote = 1 << 16
 func (w *writer) insertNote(ctx context.Context, id int64, p *parsed) error {
 	n := &p.note
 	key := strings.ToLower(strings.TrimSuffix(n.Path, path.Ext(n.Path)))
-	topics, _ := json.Marshal(nonNil(n.Meta.Topics))
+	topics, _ := json.Marshal(nonNil(n.Frontmatter.Topics))
 	warns, _ := json.Marshal(nonNil(n.Warnings))
 	date := n.Date.Format("2006-01-02")
 	if _, err := w.note.ExecContext(ctx, id, n.Path, key, path.Base(key), n.Title,
-		strings.ToLower(n.Meta.Type), date, n.DateSource, strings.ToLower(n.Meta.Project), strings.ToLower(n.Meta.Status), n.Meta.Source,
+		strings.ToLower(n.Frontmatter.Type), date, n.DateSource, strings.ToLower(n.Frontmatter.Project), strings.ToLower(n.Frontmatter.Status), n.Frontmatter.Source,
 		string(topics), n.ModTime.Unix(), n.Size, n.Hash, string(warns)); err != nil {
 		return fmt.Errorf("insert note %s: %w", n.Path, err)
 	}
@@ -664,7 +681,7 @@ func syncDir(dir string) {
 // VaultStamp hashes what an index of these files would be built from: every
 // file's path and content, the embedder and the schema. Two equal stamps build
 // equal indexes, so a cached index with the same stamp can be reused as is.
-func VaultStamp(files []File, embedder string) string {
+func VaultStamp(files []vault.File, embedder string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "schema %s\nembedder %s\n", SchemaVersion, embedder)
 	for _, f := range files {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models/bow"
+	vpkg "github.com/vault-rag/vault-rag/vault"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,7 +51,7 @@ const (
 func newFixture(t *testing.T) (vault, dbPath string) {
 	t.Helper()
 	vault = filepath.Join(t.TempDir(), "vault")
-	writeTree(t, vault, fixture(), testTime)
+	vaulttest.WriteTree(t, vault, fixture(), testTime)
 	return vault, filepath.Join(t.TempDir(), "idx", "vault.db")
 }
 
@@ -318,7 +320,7 @@ func TestNearest(t *testing.T) {
 				t.Fatalf("%s has %d chunks", tc.path, len(chunks))
 			}
 			c := chunks[tc.ord]
-			v := bow.Vector(EmbedText(tc.title, Chunk{Heading: c.Heading, Body: c.Body}))
+			v := bow.Vector(vpkg.EmbedText(tc.title, vpkg.Chunk{Heading: c.Heading, Body: c.Body}))
 			hits, err := d.Nearest(ctx, v, 3)
 			if err != nil {
 				t.Fatal(err)
@@ -543,7 +545,7 @@ func TestBuildIncremental(t *testing.T) {
 	lastIDs := noteIDs(t, d)
 
 	write := func(rel, content string) func(t *testing.T) {
-		return func(t *testing.T) { writeTree(t, vault, map[string]string{rel: content}, testTime) }
+		return func(t *testing.T) { vaulttest.WriteTree(t, vault, map[string]string{rel: content}, testTime) }
 	}
 	type counts struct{ notes, chunks, added, changed, removed, unchanged, embedded, reused int }
 	steps := []struct {
@@ -761,7 +763,7 @@ func TestBuildSwapsAtomically(t *testing.T) {
 		t.Fatal("a fresh index is stale")
 	}
 
-	writeTree(t, vault, map[string]string{"pelican.md": "# Pelican\na pelican note\n"}, testTime)
+	vaulttest.WriteTree(t, vault, map[string]string{"pelican.md": "# Pelican\na pelican note\n"}, testTime)
 	build(t, newFake(), vault, dbPath, false)
 
 	entries, _ := os.ReadDir(filepath.Dir(dbPath))
@@ -805,7 +807,7 @@ func TestBuildFailureKeepsIndex(t *testing.T) {
 		edited[p] = notes[p] + "edited\n" // every note changes: both kinds of build embed 300 texts
 	}
 	base := t.TempDir()
-	writeTree(t, base, notes, testTime)
+	vaulttest.WriteTree(t, base, notes, testTime)
 	basePath := filepath.Join(t.TempDir(), "base.db")
 	build(t, newFake(), base, basePath, false)
 	before, err := os.ReadFile(basePath)
@@ -813,7 +815,7 @@ func TestBuildFailureKeepsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	vault := t.TempDir()
-	writeTree(t, vault, edited, testTime)
+	vaulttest.WriteTree(t, vault, edited, testTime)
 
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -960,7 +962,7 @@ func TestKeywordExactTies(t *testing.T) {
 	ctx := context.Background()
 	conventions := "## Conventions\nFiles use kebab-case names; the flibbertigibbet rule applies to every folder.\n"
 	vault := t.TempDir()
-	writeTree(t, vault, map[string]string{
+	vaulttest.WriteTree(t, vault, map[string]string{
 		"one.md":   "# One\nA short intro.\n\n" + conventions,
 		"three.md": "# Three\nA much longer introduction with many more words in it than the others.\n\n## Extra\nmore\n\n" + conventions + "\n## Tail\nend\n",
 		"two.md":   "# Two\n" + conventions,

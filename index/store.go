@@ -78,7 +78,7 @@ func quickCheck(ctx context.Context, db *sql.DB) error {
 	}
 	switch len(lines) {
 	case 0:
-		return errors.New(oneLine(check))
+		return errors.New(strings.Join(strings.Fields(check), " "))
 	case 1:
 		return errors.New(lines[0])
 	}

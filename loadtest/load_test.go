@@ -254,50 +254,6 @@ func TestPercentile(t *testing.T) {
 	}
 }
 
-func TestTreeDigest(t *testing.T) {
-	src := t.TempDir()
-	for rel, text := range map[string]string{"a.md": "a", "sub/b.md": "b"} {
-		p := filepath.Join(src, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink("a.md", filepath.Join(src, "link.md")); err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), "copy")
-	if err := copyTree(src, dst); err != nil {
-		t.Fatal(err)
-	}
-	before, err := treeDigest(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if target := before["link.md"].Link; target != "a.md" {
-		t.Errorf("the copy's link points at %q", target)
-	}
-	if err := os.WriteFile(filepath.Join(dst, "sub", "b.md"), []byte("B"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dst, "new.md"), []byte("n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	after, err := treeDigest(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	diffs := diffTrees(before, after, "sub/b.md")
-	if len(diffs) != 2 || !strings.HasPrefix(diffs[0], ".: changed") || diffs[1] != "new.md: added" {
-		t.Errorf("diffs skipping the changed note: %q; want the root folder changed and new.md added", diffs)
-	}
-	if d := diffTrees(before, after, ""); len(d) != 3 {
-		t.Errorf("diffs: %q, want 3", d)
-	}
-}
-
 func TestExcerpts(t *testing.T) {
 	long := strings.Repeat("word ", 200)
 	body := "# Title\n\nshort\n\n## Heading\n\n" + strings.Repeat("A prose paragraph of some length. ", 4) + "\n\n```\n" +

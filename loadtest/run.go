@@ -21,6 +21,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 )
 
 // Options configure one load run. DefaultOptions gives the defaults; an
@@ -160,12 +162,12 @@ func (r *runner) logf(format string, args ...any) {
 func (r *runner) run(ctx context.Context) error {
 	// The vault: a copy, digested before anything runs against it.
 	src := filepath.Join(r.o.Root, "vault")
-	srcBefore, err := treeDigest(src)
+	srcBefore, err := vaulttest.Digest(src)
 	if err != nil {
 		return err
 	}
 	r.vault = filepath.Join(r.tmp, "vault")
-	if err := copyTree(src, r.vault); err != nil {
+	if err := vaulttest.CopyTree(src, r.vault); err != nil {
 		return err
 	}
 	notePath := filepath.Join(r.vault, filepath.FromSlash(r.o.Note))
@@ -173,7 +175,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("the note to modify: %w", err)
 	}
-	before, err := treeDigest(r.vault)
+	before, err := vaulttest.Digest(r.vault)
 	if err != nil {
 		return err
 	}
@@ -258,21 +260,21 @@ func (r *runner) run(ctx context.Context) error {
 	// Shutdown, then the vault.
 	r.logf("sending SIGTERM")
 	r.rep.Exit = r.server.stop(stopLimit)
-	after, err := treeDigest(r.vault)
+	after, err := vaulttest.Digest(r.vault)
 	if err != nil {
 		return err
 	}
-	r.rep.Checks.VaultDiffs = diffTrees(before, after, r.o.Note)
+	r.rep.Checks.VaultDiffs = vaulttest.Diff(before, after, r.o.Note)
 	now, err := os.ReadFile(notePath)
 	if err != nil {
 		return fmt.Errorf("read the modified note: %w", err)
 	}
 	r.rep.Checks.NoteAsWritten = string(now) == string(original)+r.markerLine()
-	srcAfter, err := treeDigest(src)
+	srcAfter, err := vaulttest.Digest(src)
 	if err != nil {
 		return err
 	}
-	r.rep.Checks.SourceVaultDiffs = diffTrees(srcBefore, srcAfter, "")
+	r.rep.Checks.SourceVaultDiffs = vaulttest.Diff(srcBefore, srcAfter, "")
 	return nil
 }
 
@@ -287,7 +289,7 @@ func (r *runner) seed(db string) error {
 		r.rep.Index.Seed = "none: the server builds the index"
 		return nil
 	}
-	if err := copyFile(seed, db, 0o644); err != nil {
+	if err := vaulttest.CopyFile(seed, db, 0o644); err != nil {
 		return fmt.Errorf("seed the index from %s: %w", seed, err)
 	}
 	r.rep.Index.Seed, r.rep.Index.Seeded = seed, true

@@ -15,6 +15,7 @@ import (
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/vault"
 )
 
 // Tool names.
@@ -288,21 +289,21 @@ func (s *Server) read(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rel, err := cleanNotePath(raw)
+	rel, err := vault.CleanNotePath(raw)
 	if err != nil {
 		return nil, err
 	}
-	data, fi, err := readNote(s.realVault, rel)
+	data, fi, err := vault.ReadNote(s.realVault, rel)
 	if err != nil {
 		return nil, err
 	}
-	n := index.ParseNote(rel, data, fi.ModTime().UTC())
-	secs := sections(n.Title, n.Body)
-	out := ReadResult{Path: rel, Title: n.Title, Type: n.Meta.Type, Date: n.Date.Format("2006-01-02"), Project: n.Meta.Project,
-		Status: n.Meta.Status, Source: n.Meta.Source, Topics: n.Meta.Topics, Headings: []string{}}
+	n := vault.ParseNote(rel, data, fi.ModTime().UTC())
+	secs := vault.ChunkNote(n.Title, n.Body, nil, 0) // the "## " sections, unsplit
+	out := ReadResult{Path: rel, Title: n.Title, Type: n.Frontmatter.Type, Date: n.Date.Format("2006-01-02"), Project: n.Frontmatter.Project,
+		Status: n.Frontmatter.Status, Source: n.Frontmatter.Source, Topics: n.Frontmatter.Topics, Headings: []string{}}
 	for _, sec := range secs {
-		if sec.heading != "" {
-			out.Headings = append(out.Headings, sec.heading)
+		if sec.Heading != "" {
+			out.Headings = append(out.Headings, sec.Heading)
 		}
 	}
 	if strings.TrimSpace(want) == "" {
@@ -312,9 +313,9 @@ func (s *Server) read(ctx context.Context, a args) (any, error) {
 	key := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(want), "##"))
 	var parts []string
 	for _, sec := range secs {
-		if sec.heading != "" && strings.EqualFold(sec.heading, key) {
-			out.Section = sec.heading
-			parts = append(parts, "## "+sec.heading+"\n\n"+sec.body)
+		if sec.Heading != "" && strings.EqualFold(sec.Heading, key) {
+			out.Section = sec.Heading
+			parts = append(parts, "## "+sec.Heading+"\n\n"+sec.Body)
 		}
 	}
 	if len(parts) == 0 {
@@ -394,10 +395,10 @@ func (s *Server) reindexTool(ctx context.Context, a args) (any, error) {
 	}
 	rep := r.rep
 	if rep.Skipped == nil {
-		rep.Skipped = []index.Skipped{}
+		rep.Skipped = []vault.Skipped{}
 	}
 	if rep.Warnings == nil {
-		rep.Warnings = []index.Skipped{}
+		rep.Warnings = []vault.Skipped{}
 	}
 	return ReindexResult{Run: r.seq, Report: rep, TookMS: rep.Duration.Milliseconds()}, nil
 }

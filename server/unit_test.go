@@ -2,10 +2,12 @@ package server
 
 import (
 	"context"
-	"errors"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -13,34 +15,6 @@ import (
 )
 
 // These tests need no model: they run wherever the package builds.
-
-func TestCleanNotePath(t *testing.T) {
-	ok := map[string]string{
-		"a.md":                 "a.md",
-		"./notes/a.md":         "notes/a.md",
-		"notes//a.md":          "notes/a.md",
-		"100% done.md":         "100% done.md", // not an escape: opened as given
-		"notes/a%20b.md":       "notes/a%20b.md",
-		"notes/a..b.md":        "notes/a..b.md", // dots in a name, not a segment
-		"Notes/UPPER.MD":       "Notes/UPPER.MD",
-		"templates.md":         "templates.md",
-		"notes/templates/x.md": "notes/templates/x.md", // only the top-level templates/ is skipped
-	}
-	for in, want := range ok {
-		got, err := cleanNotePath(in)
-		if err != nil || got != want {
-			t.Errorf("cleanNotePath(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	refused := []string{"", "../a.md", "a/../../a.md", "/a.md", "%2e%2e/a.md", "%2E%2E%2Fa.md", "%252e%252e%252fa.md",
-		"%25252e%25252e/a.md", "a.md\x00", "a%00.md", `a\b.md`, "c:a.md", "a\nb.md", ".hidden/a.md", "templates/a.md",
-		"lint-report-1.md", "a.txt", ".", "notes/", "notes/.a.md"}
-	for _, in := range refused {
-		if got, err := cleanNotePath(in); !errors.Is(err, errRefused) {
-			t.Errorf("cleanNotePath(%q) = %q, %v; want a refusal", in, got, err)
-		}
-	}
-}
 
 func TestMostlyCyrillic(t *testing.T) {
 	for text, want := range map[string]bool{
@@ -152,5 +126,28 @@ func TestReindexerCoalescing(t *testing.T) {
 	r.close()
 	if _, err := r.Run(context.Background()); err == nil {
 		t.Error("a closed reindexer started a run")
+	}
+}
+
+// The watcher looks only at files the scanner would index: a lint report,
+// a template or a file in a hidden folder changing is no reason to reindex.
+func TestSnapshotFollowsTheScanRules(t *testing.T) {
+	root := t.TempDir()
+	when := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	vaulttest.WriteTree(t, root, map[string]string{
+		"a.md": "# a", "sub/b.MD": "# b", "lint-report-2026-03-01.md": "# lint", "templates/t.md": "# t",
+		".obsidian/x.md": "# x", "sub/.hidden.md": "# h", "notes.txt": "text",
+	}, when)
+	snap, err := snapshot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for p := range snap {
+		got = append(got, p)
+	}
+	slices.Sort(got)
+	if want := []string{"a.md", "sub/b.MD"}; !slices.Equal(got, want) {
+		t.Errorf("snapshot watches %q, want %q", got, want)
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/vault-rag/vault-rag/vault"
 )
 
 // stamp is what the watcher compares: a file's size and modification time.
@@ -16,7 +17,8 @@ type stamp struct {
 	mod  int64
 }
 
-// snapshot stats every markdown file the scanner could index: a polling
+// snapshot stats every file the scanner could index (vault.FolderReason and
+// vault.FileReason, the scanner's own rules): a polling
 // watcher needs no dependency and behaves the same on every platform and file
 // system (network drives and sync folders included, where change
 // notifications are unreliable).
@@ -32,13 +34,13 @@ func snapshot(root string) (map[string]stamp, error) {
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || rel == "templates") {
+			if rel != "." && vault.FolderReason(rel) != "" {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !strings.EqualFold(filepath.Ext(d.Name()), ".md") {
-			return nil
+		if vault.FileReason(rel) != "" {
+			return nil // not a note by its name: a change to it is no reason to reindex
 		}
 		fi, err := os.Stat(p) // follows symlinks: an edit to a linked note counts
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/vault"
 )
 
 // TestVaultNeverWritten runs every command that reads the vault or the eval
@@ -80,7 +81,7 @@ func TestVaultNeverWritten(t *testing.T) {
 // wrong.)
 func seedEvalIndex(t *testing.T, d *demo) {
 	t.Helper()
-	files, _, err := index.Scan(d.vault, index.ScanOptions{})
+	files, _, err := vault.Scan(d.vault, vault.ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

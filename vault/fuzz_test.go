@@ -1,4 +1,4 @@
-package index
+package vault
 
 import (
 	"bytes"
@@ -57,12 +57,12 @@ func FuzzParseNote(f *testing.F) {
 		}
 		// A byte-order mark and CRLF line ends change nothing but the hash.
 		if bom := []byte("\xef\xbb\xbf"); bytes.HasPrefix(raw, bom) && !bytes.HasPrefix(raw[3:], bom) {
-			if m := ParseNote("folder/some note.md", raw[3:], fuzzTime); m.Body != n.Body || m.Title != n.Title || !reflect.DeepEqual(m.Meta, n.Meta) {
+			if m := ParseNote("folder/some note.md", raw[3:], fuzzTime); m.Body != n.Body || m.Title != n.Title || !reflect.DeepEqual(m.Frontmatter, n.Frontmatter) {
 				t.Errorf("a leading byte-order mark changed the note: %+v vs %+v", n, m)
 			}
 		}
 		if lf := bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n")); len(lf) < len(raw) && !bytes.ContainsRune(lf, '\r') {
-			if m := ParseNote("folder/some note.md", lf, fuzzTime); m.Body != n.Body || m.Title != n.Title || !reflect.DeepEqual(m.Meta, n.Meta) {
+			if m := ParseNote("folder/some note.md", lf, fuzzTime); m.Body != n.Body || m.Title != n.Title || !reflect.DeepEqual(m.Frontmatter, n.Frontmatter) {
 				t.Errorf("CRLF line ends changed the note: %+v vs %+v", n, m)
 			}
 		}

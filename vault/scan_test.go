@@ -1,6 +1,7 @@
-package index
+package vault
 
 import (
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,7 +17,7 @@ func scanVault(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	deep := strings.Repeat("d/", 40) + "deep.md"
-	writeTree(t, root, map[string]string{
+	vaulttest.WriteTree(t, root, map[string]string{
 		"a.md":                        "# A\n",
 		"notes/b.md":                  "# B\nbody of b\n",
 		"readme.txt":                  "not a note",
@@ -44,7 +45,7 @@ func scanVault(t *testing.T) string {
 	}, testTime)
 
 	outside := t.TempDir()
-	writeTree(t, outside, map[string]string{"secret.md": "# outside the vault\n", "dir/o.md": "# outside\n"}, testTime)
+	vaulttest.WriteTree(t, outside, map[string]string{"secret.md": "# outside the vault\n", "dir/o.md": "# outside\n"}, testTime)
 
 	links := map[string]string{
 		"dangling.md":    filepath.Join(root, "does-not-exist.md"),
@@ -68,13 +69,13 @@ func scanVault(t *testing.T) string {
 
 func TestScanRules(t *testing.T) {
 	root := scanVault(t)
-	before := treeDigest(t, root)
+	before := vaulttest.MustDigest(t, root)
 	files, skipped, err := Scan(root, ScanOptions{MaxBytes: 1024})
 	if err != nil {
 		t.Fatalf("Scan: %v", err)
 	}
-	if after := treeDigest(t, root); after != before {
-		t.Errorf("Scan changed the vault:\nbefore:\n%s\nafter:\n%s", before, after)
+	if d := vaulttest.Diff(before, vaulttest.MustDigest(t, root), ""); d != nil {
+		t.Errorf("Scan changed the vault: %q", d)
 	}
 
 	got := map[string]File{}
@@ -204,7 +205,7 @@ func paths(fs []File) []string {
 
 func TestScanDefaultMaxBytes(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"small.md": "# s\n"}, testTime)
+	vaulttest.WriteTree(t, root, map[string]string{"small.md": "# s\n"}, testTime)
 	big, err := os.Create(filepath.Join(root, "huge.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestScanDefaultMaxBytes(t *testing.T) {
 func TestScanRootErrors(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "note.md")
-	writeTree(t, dir, map[string]string{"note.md": "# n\n"}, testTime)
+	vaulttest.WriteTree(t, dir, map[string]string{"note.md": "# n\n"}, testTime)
 	tests := []struct {
 		name, root string
 	}{
@@ -257,7 +258,7 @@ func TestScanRootErrors(t *testing.T) {
 // like the folder itself.
 func TestScanSymlinkedRoot(t *testing.T) {
 	real := t.TempDir()
-	writeTree(t, real, map[string]string{"a.md": "# a\n", "sub/b.md": "# b\n"}, testTime)
+	vaulttest.WriteTree(t, real, map[string]string{"a.md": "# a\n", "sub/b.md": "# b\n"}, testTime)
 	if err := os.Symlink(filepath.Join(real, "sub", "b.md"), filepath.Join(real, "link.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -279,5 +280,26 @@ func TestScanSymlinkedRoot(t *testing.T) {
 	}
 	if got := paths(via); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("scan through a symlinked root = %v (skipped %v), want %v", got, skipped, want)
+	}
+}
+
+// A file name that is not valid UTF-8 cannot be stored as it is: stored
+// repaired, it would name a file that does not exist. It is skipped with a
+// reason that shows its real bytes.
+func TestScanSkipsNamesThatAreNotUTF8(t *testing.T) {
+	root := t.TempDir()
+	vaulttest.WriteTree(t, root, map[string]string{"good.md": "# good\n"}, testTime)
+	if err := os.WriteFile(filepath.Join(root, "bad-\xff.md"), []byte("# bad\n"), 0o644); err != nil {
+		t.Skipf("this file system refuses the name: %v", err)
+	}
+	files, skipped, err := Scan(root, ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(files); len(got) != 1 || got[0] != "good.md" {
+		t.Errorf("files %q, want only good.md", got)
+	}
+	if len(skipped) != 1 || skipped[0].Path != "bad-\uFFFD.md" || !strings.Contains(skipped[0].Reason, "not valid UTF-8") || !strings.Contains(skipped[0].Reason, `\xff`) {
+		t.Errorf("skipped %+v, want bad-\uFFFD.md with a reason naming the byte", skipped)
 	}
 }

@@ -1,4 +1,4 @@
-package index
+package vault
 
 import (
 	"bytes"
@@ -29,14 +29,14 @@ func ParseNote(relPath string, raw []byte, modTime time.Time) Note {
 	}
 	if fm != "" {
 		meta, warns := parseFrontmatter(fm)
-		n.Meta = meta
+		n.Frontmatter = meta
 		n.Warnings = append(n.Warnings, warns...)
 	}
 	n.Body = body
 	n.Title = titleOf(body, relPath)
-	n.Date, n.DateSource = effectiveDate(n.Meta.Date, relPath, modTime)
-	if n.Meta.Date != "" && n.DateSource != "frontmatter" {
-		n.Warnings = append(n.Warnings, fmt.Sprintf("frontmatter date %q is not a date (YYYY-MM-DD); using the %s", n.Meta.Date, n.DateSource))
+	n.Date, n.DateSource = effectiveDate(n.Frontmatter.Date, relPath, modTime)
+	if n.Frontmatter.Date != "" && n.DateSource != "frontmatter" {
+		n.Warnings = append(n.Warnings, fmt.Sprintf("frontmatter date %q is not a date (YYYY-MM-DD); using the %s", n.Frontmatter.Date, n.DateSource))
 	}
 	n.Links = ExtractLinks(body)
 	return n
@@ -79,8 +79,8 @@ func splitFrontmatter(s string) (fm, body, problem string) {
 
 // parseFrontmatter reads the keys vault-rag knows. Errors name the problem and
 // keep whatever could be read.
-func parseFrontmatter(fm string) (Meta, []string) {
-	var m Meta
+func parseFrontmatter(fm string) (Frontmatter, []string) {
+	var m Frontmatter
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(fm), &root); err != nil {
 		return m, []string{"frontmatter is not valid YAML (ignored): " + oneLine(err.Error())}

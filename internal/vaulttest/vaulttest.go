@@ -1,4 +1,7 @@
-package main
+// Package vaulttest holds the folder helpers that tests and the load test
+// share: writing a small vault, copying one, and a digest of a tree that
+// tells whether anything under it was written, created, removed or touched.
+package vaulttest
 
 import (
 	"crypto/sha256"
@@ -9,11 +12,32 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"testing"
+	"time"
 )
 
-// copyTree copies the folder src to dst (which must not exist): files with
-// their permission bits, symlinks recreated as they are. src is only read.
-func copyTree(src, dst string) error {
+// WriteTree writes files (vault-relative slash paths → content) under root,
+// creating folders as needed, and sets every file's time to mtime so dates
+// taken from the file time are reproducible.
+func WriteTree(t testing.TB, root string, files map[string]string, mtime time.Time) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// CopyTree copies the folder src to dst: files with their permission bits and
+// modification times, symlinks recreated as they are. src is only read.
+func CopyTree(src, dst string) error {
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -37,7 +61,10 @@ func copyTree(src, dst string) error {
 		case fi.IsDir():
 			return os.MkdirAll(to, fi.Mode().Perm()|0o700)
 		case fi.Mode().IsRegular():
-			return copyFile(p, to, fi.Mode().Perm())
+			if err := CopyFile(p, to, fi.Mode().Perm()); err != nil {
+				return err
+			}
+			return os.Chtimes(to, fi.ModTime(), fi.ModTime())
 		}
 		return nil // sockets, devices: not notes
 	})
@@ -47,14 +74,14 @@ func copyTree(src, dst string) error {
 	return nil
 }
 
-// copyFile copies one regular file.
-func copyFile(src, dst string, perm fs.FileMode) error {
+// CopyFile copies one regular file, replacing dst.
+func CopyFile(src, dst string, perm fs.FileMode) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
 	}
@@ -65,8 +92,8 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 	return out.Close()
 }
 
-// entry is what treeDigest records of one file system entry.
-type entry struct {
+// Entry is what Digest records of one file system entry.
+type Entry struct {
 	Mode   fs.FileMode
 	Size   int64
 	MTime  int64 // nanoseconds
@@ -74,10 +101,13 @@ type entry struct {
 	Link   string // a symlink's target
 }
 
-// treeDigest records every entry under root without following symlinks:
-// mode, size, modification time, content hash and link target.
-func treeDigest(root string) (map[string]entry, error) {
-	out := map[string]entry{}
+// Tree is a digest: vault-relative slash path → entry.
+type Tree map[string]Entry
+
+// Digest records every entry under root without following symlinks: mode,
+// size, modification time, content hash and link target.
+func Digest(root string) (Tree, error) {
+	out := Tree{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -90,7 +120,7 @@ func treeDigest(root string) (map[string]entry, error) {
 		if err != nil {
 			return err
 		}
-		e := entry{Mode: fi.Mode(), Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+		e := Entry{Mode: fi.Mode(), Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
 			if e.Link, err = os.Readlink(p); err != nil {
@@ -115,9 +145,19 @@ func treeDigest(root string) (map[string]entry, error) {
 	return out, nil
 }
 
-// diffTrees lists how after differs from before, except for the entry at
-// skip (the one note the load test itself changed).
-func diffTrees(before, after map[string]entry, skip string) []string {
+// MustDigest is Digest for a test: a tree it cannot read fails the test.
+func MustDigest(t testing.TB, root string) Tree {
+	t.Helper()
+	d, err := Digest(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Diff lists how after differs from before, except for the entry at skip
+// (one the caller changed on purpose; "" for none), sorted; nil when equal.
+func Diff(before, after Tree, skip string) []string {
 	var out []string
 	for p, b := range before {
 		a, ok := after[p]

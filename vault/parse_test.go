@@ -1,4 +1,4 @@
-package index
+package vault
 
 import (
 	"reflect"
@@ -24,7 +24,7 @@ func TestParseNote(t *testing.T) {
 		path       string
 		raw        string
 		title      string
-		meta       Meta
+		meta       Frontmatter
 		date       time.Time
 		dateSource string
 		body       string   // checked when not ""
@@ -36,7 +36,7 @@ func TestParseNote(t *testing.T) {
 			raw: "---\ntype: Meeting\ndate: 2026-02-03\nproject: Apollo\nstatus: done\nsource: email\ntopics: [Go, '#Rust', sqlite]\nunknown: ignored\n---\n" +
 				"# Kickoff\nWe met.\n",
 			title:      "Kickoff",
-			meta:       Meta{Type: "Meeting", Date: "2026-02-03", Project: "Apollo", Status: "done", Source: "email", Topics: []string{"go", "rust", "sqlite"}},
+			meta:       Frontmatter{Type: "Meeting", Date: "2026-02-03", Project: "Apollo", Status: "done", Source: "email", Topics: []string{"go", "rust", "sqlite"}},
 			date:       day("2026-02-03"),
 			dateSource: "frontmatter",
 			body:       "# Kickoff\nWe met.\n",
@@ -94,7 +94,7 @@ func TestParseNote(t *testing.T) {
 			path:       "dup.md",
 			raw:        "---\ntype: first\nstatus: a\ntype: second\nStatus: b\n---\n",
 			title:      "dup",
-			meta:       Meta{Type: "second", Status: "b"},
+			meta:       Frontmatter{Type: "second", Status: "b"},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 			warnings:   []string{`duplicate key "type"`, `duplicate key "status"`},
@@ -104,7 +104,7 @@ func TestParseNote(t *testing.T) {
 			path:       "block.md",
 			raw:        "---\ntopics:\n  - One\n  - \"#two\"\n  - ''\n  - Three Words\n---\n",
 			title:      "block",
-			meta:       Meta{Topics: []string{"one", "two", "three words"}},
+			meta:       Frontmatter{Topics: []string{"one", "two", "three words"}},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 		},
@@ -113,7 +113,7 @@ func TestParseNote(t *testing.T) {
 			path:       "comma.md",
 			raw:        "---\ntopics: \"a, B ,, #c\"\n---\n",
 			title:      "comma",
-			meta:       Meta{Topics: []string{"a", "b", "c"}},
+			meta:       Frontmatter{Topics: []string{"a", "b", "c"}},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 		},
@@ -122,7 +122,7 @@ func TestParseNote(t *testing.T) {
 			path:       "tags.md",
 			raw:        "---\ntags: [x, Y]\n---\n",
 			title:      "tags",
-			meta:       Meta{Topics: []string{"x", "y"}},
+			meta:       Frontmatter{Topics: []string{"x", "y"}},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 		},
@@ -131,7 +131,7 @@ func TestParseNote(t *testing.T) {
 			path:       "both1.md",
 			raw:        "---\ntopics: [t]\ntags: [g]\n---\n",
 			title:      "both1",
-			meta:       Meta{Topics: []string{"t"}},
+			meta:       Frontmatter{Topics: []string{"t"}},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 		},
@@ -140,7 +140,7 @@ func TestParseNote(t *testing.T) {
 			path:       "both2.md",
 			raw:        "---\ntags: [g]\ntopics: [t]\n---\n",
 			title:      "both2",
-			meta:       Meta{Topics: []string{"t"}},
+			meta:       Frontmatter{Topics: []string{"t"}},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 		},
@@ -181,7 +181,7 @@ func TestParseNote(t *testing.T) {
 			path:       "2026-02-03-foo.md",
 			raw:        "---\ndate: 2021-07-08\n---\n",
 			title:      "2026-02-03-foo",
-			meta:       Meta{Date: "2021-07-08"},
+			meta:       Frontmatter{Date: "2021-07-08"},
 			date:       day("2021-07-08"),
 			dateSource: "frontmatter",
 		},
@@ -190,7 +190,7 @@ func TestParseNote(t *testing.T) {
 			path:       "ts.md",
 			raw:        "---\ndate: 2026-02-03T22:30:00Z\n---\n",
 			title:      "ts",
-			meta:       Meta{Date: "2026-02-03T22:30:00Z"},
+			meta:       Frontmatter{Date: "2026-02-03T22:30:00Z"},
 			date:       time.Date(2026, 2, 3, 22, 30, 0, 0, time.UTC),
 			dateSource: "frontmatter",
 		},
@@ -199,7 +199,7 @@ func TestParseNote(t *testing.T) {
 			path:       "2026-02-03-soon.md",
 			raw:        "---\ndate: next tuesday\n---\n",
 			title:      "2026-02-03-soon",
-			meta:       Meta{Date: "next tuesday"},
+			meta:       Frontmatter{Date: "next tuesday"},
 			date:       day("2026-02-03"),
 			dateSource: "filename",
 			warnings:   []string{`"next tuesday" is not a date`},
@@ -209,7 +209,7 @@ func TestParseNote(t *testing.T) {
 			path:       "x.md",
 			raw:        "---\ndate: 2026-13-45\n---\n",
 			title:      "x",
-			meta:       Meta{Date: "2026-13-45"},
+			meta:       Frontmatter{Date: "2026-13-45"},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 			warnings:   []string{"not a date"},
@@ -219,7 +219,7 @@ func TestParseNote(t *testing.T) {
 			path:       "bom.md",
 			raw:        "\xef\xbb\xbf---\ntype: memo\n---\n# BOM\n",
 			title:      "BOM",
-			meta:       Meta{Type: "memo"},
+			meta:       Frontmatter{Type: "memo"},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 			body:       "# BOM\n",
@@ -229,7 +229,7 @@ func TestParseNote(t *testing.T) {
 			path:       "crlf.md",
 			raw:        "---\r\ntype: memo\r\n---\r\n# Windows\r\nline one\r\nline two\r\n",
 			title:      "Windows",
-			meta:       Meta{Type: "memo"},
+			meta:       Frontmatter{Type: "memo"},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 			body:       "# Windows\nline one\nline two\n",
@@ -286,8 +286,8 @@ func TestParseNote(t *testing.T) {
 			if n.Title != tc.title {
 				t.Errorf("Title = %q, want %q", n.Title, tc.title)
 			}
-			if !reflect.DeepEqual(n.Meta, tc.meta) {
-				t.Errorf("Meta = %#v, want %#v", n.Meta, tc.meta)
+			if !reflect.DeepEqual(n.Frontmatter, tc.meta) {
+				t.Errorf("Frontmatter = %#v, want %#v", n.Frontmatter, tc.meta)
 			}
 			if !n.Date.Equal(tc.date) || n.DateSource != tc.dateSource {
 				t.Errorf("Date = %v (%s), want %v (%s)", n.Date, n.DateSource, tc.date, tc.dateSource)

@@ -1,4 +1,4 @@
-package index
+package vault
 
 import (
 	"bytes"
@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultMaxNoteBytes is the largest file read as a note. Larger files are
@@ -38,9 +38,9 @@ type ScanOptions struct {
 	MaxBytes int64 // 0 means DefaultMaxNoteBytes
 }
 
-// Scan walks a vault and returns its notes' files in path order: every "*.md"
-// except under a top-level "templates/" folder, in hidden folders, or named
-// "lint-report-*.md". Files that cannot be notes (binary, too large, unreadable,
+// Scan walks a vault and returns its notes' files in path order: every file
+// FolderReason and FileReason accept ("*.md" except under a top-level
+// "templates/" folder, in hidden folders, or named "lint-report-*.md"). Files that cannot be notes (binary, too large, unreadable,
 // symlinks leading outside the vault) are returned as Skipped, never as errors;
 // only a vault root that cannot be read is an error. Scan never writes.
 func Scan(root string, opts ScanOptions) ([]File, []Skipped, error) {
@@ -86,25 +86,25 @@ func Scan(root string, opts ScanOptions) ([]File, []Skipped, error) {
 		if rel == "." {
 			return nil
 		}
-		name := d.Name()
 		if d.IsDir() {
-			switch {
-			case strings.HasPrefix(name, "."):
-				return fs.SkipDir // hidden folders (.obsidian, .git, .trash) are not notes
-			case rel == "templates":
-				skip(rel+"/", "templates folder")
+			if r := FolderReason(rel); r != "" {
+				if !quiet(r) {
+					skip(rel+"/", r)
+				}
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !strings.EqualFold(path.Ext(name), ".md") {
+		if r := FileReason(rel); r != "" {
+			if !quiet(r) {
+				skip(rel, r)
+			}
 			return nil
 		}
-		if strings.HasPrefix(name, ".") {
-			return nil
-		}
-		if strings.HasPrefix(name, "lint-report-") {
-			skip(rel, "lint report")
+		if !utf8.ValidString(rel) {
+			// Stored under a repaired name, the note could not be opened
+			// again (vault_read would look for a file that is not there).
+			skip(strings.ToValidUTF8(rel, "\uFFFD"), fmt.Sprintf("%s (%+q); rename the file", reasonBadName, rel))
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
@@ -155,6 +155,7 @@ func Scan(root string, opts ScanOptions) ([]File, []Skipped, error) {
 	return files, skipped, nil
 }
 
+// isBinary reports NUL bytes in the first 8000 bytes: such a file is not a note.
 func isBinary(raw []byte) bool {
 	head := raw
 	if len(head) > 8000 {
@@ -166,7 +167,7 @@ func isBinary(raw []byte) bool {
 // within reports whether p is root or inside it (both absolute, cleaned).
 func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func errText(err error) string {

@@ -1,0 +1,140 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrRefused marks a note path refused before anything was opened.
+var ErrRefused = errors.New("refused")
+
+// maxDecodeRounds bounds how many layers of percent-encoding are peeled off
+// a path when looking for a hidden traversal (%252e%252e is two layers).
+const maxDecodeRounds = 4
+
+// refusals phrase the rules' reasons for a client.
+var refusals = map[string]string{
+	reasonHiddenFolder: "is inside a hidden folder, which holds no notes",
+	reasonTemplates:    "is a template, not a note",
+	reasonNotMarkdown:  "is not a markdown note (.md)",
+	reasonHiddenFile:   "is a hidden file, not a note",
+	reasonLintReport:   "is a lint report, not a note",
+}
+
+// CleanNotePath checks a vault-relative note path from a client and returns it
+// cleaned. It refuses absolute paths, ".." segments, backslashes, NUL and other
+// control bytes, in the path as given and in every URL-decoded form of it, so
+// an encoded traversal (%2e%2e/, ..%2f, %252e%252e/) is refused like a plain
+// one, and any path the scanner would not index. The path as given is what
+// is opened: a note may have '%' in its name.
+func CleanNotePath(p string) (string, error) {
+	refuse := func(form, why string) (string, error) {
+		if form != p {
+			return "", fmt.Errorf("%w: path %q (URL-decoded: %q) %s", ErrRefused, p, form, why)
+		}
+		return "", fmt.Errorf("%w: path %q %s", ErrRefused, p, why)
+	}
+	if strings.TrimSpace(p) == "" {
+		return "", fmt.Errorf("%w: the path is empty", ErrRefused)
+	}
+	forms := []string{p}
+	for cur, i := p, 0; i < maxDecodeRounds; i++ {
+		dec, err := url.PathUnescape(cur)
+		if err != nil || dec == cur {
+			break
+		}
+		forms = append(forms, dec)
+		cur = dec
+	}
+	for _, f := range forms {
+		switch {
+		case strings.ContainsRune(f, 0):
+			return refuse(f, "contains a NUL byte")
+		case strings.IndexFunc(f, unicode.IsControl) >= 0:
+			return refuse(f, "contains a control character")
+		case strings.ContainsRune(f, '\\'):
+			return refuse(f, `contains a backslash (use "/" between folders)`)
+		case strings.HasPrefix(f, "/") || isDriveAbs(f):
+			return refuse(f, "is absolute; give a path relative to the vault root, e.g. knowledge/engineering/idempotency.md")
+		}
+		for _, seg := range strings.Split(f, "/") {
+			if seg == ".." {
+				return refuse(f, `contains a ".." segment; paths may not leave the vault`)
+			}
+		}
+	}
+	clean := path.Clean(p)
+	if clean == "." {
+		return "", fmt.Errorf("%w: path %q names the vault root, not a note", ErrRefused, p)
+	}
+	if !utf8.ValidString(clean) {
+		return refuse(p, "is not valid UTF-8, and no note is indexed under such a name")
+	}
+	if r := PathReason(clean); r != "" {
+		return refuse(p, refusals[r])
+	}
+	return clean, nil
+}
+
+// isDriveAbs reports a Windows drive path (C:/x, c:x) a client might send.
+func isDriveAbs(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))
+}
+
+// ReadNote reads one note of the vault by its cleaned vault-relative path
+// (from CleanNotePath); vaultRoot is absolute with symlinks resolved.
+// Symlinks are resolved first and one leading outside the vault is refused by
+// name; the file is then opened through an os.Root of the vault, which refuses
+// any escape the check might have missed (a link swapped in between). Only a
+// regular file within the scanner's size limit and without NUL bytes is
+// returned. Nothing is ever opened for writing.
+func ReadNote(vaultRoot, rel string) ([]byte, fs.FileInfo, error) {
+	full := filepath.Join(vaultRoot, filepath.FromSlash(rel))
+	resolved, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("no note %q in the vault", rel)
+		}
+		return nil, nil, fmt.Errorf("resolve %q: %s", rel, errText(err))
+	}
+	if !within(vaultRoot, resolved) {
+		return nil, nil, fmt.Errorf("%w: %q is a symlink leading outside the vault", ErrRefused, rel)
+	}
+	root, err := os.OpenRoot(vaultRoot)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open vault: %w", err)
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: open %q: %s", ErrRefused, rel, errText(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("stat %q: %w", rel, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%w: %q is not a regular file", ErrRefused, rel)
+	}
+	if fi.Size() > DefaultMaxNoteBytes {
+		return nil, nil, fmt.Errorf("%w: %q is %d bytes, over the %d a note may have", ErrRefused, rel, fi.Size(), DefaultMaxNoteBytes)
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, DefaultMaxNoteBytes+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %q: %w", rel, err)
+	}
+	if isBinary(raw) {
+		return nil, nil, fmt.Errorf("%w: %q has binary content, not a note", ErrRefused, rel)
+	}
+	return raw, fi, nil
+}
