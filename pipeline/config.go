@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,7 +25,8 @@ type Config struct {
 	Stages      []stages.Stage
 }
 
-// newStage maps a configuration key to a fresh stage struct.
+// newStage maps a configuration key to a fresh stage struct: registering a
+// stage is one line here (see the stages package doc). Nothing else names it.
 var newStage = map[string]func() stages.Stage{
 	"keyword": func() stages.Stage { return &stages.Keyword{} },
 	"vector":  func() stages.Stage { return &stages.Vector{} },
@@ -208,20 +210,39 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// checkOrder refuses pipelines whose stages cannot work in that order.
+// checkOrder refuses pipelines whose stages cannot work in that order: every
+// stage but a retriever works on a ranking one produced.
 func checkOrder(ss []stages.Stage) error {
-	retrieved := 0
 	for _, s := range ss {
-		switch s.Name() {
-		case "keyword", "vector", "hyde":
-			retrieved++
-		default:
-			if retrieved == 0 {
-				return fmt.Errorf("stage %s comes before any retrieval stage (keyword, vector, hyde)", s.Name())
-			}
+		if _, ok := s.(stages.Retriever); ok {
+			return nil
 		}
+		return fmt.Errorf("stage %s comes before any retrieval stage (%s)", s.Name(), strings.Join(Retrievers(), ", "))
 	}
 	return nil
+}
+
+// Retrievers lists the registered stages that produce a list of their own.
+func Retrievers() []string {
+	var out []string
+	for _, name := range StageNames() {
+		if _, ok := newStage[name]().(stages.Retriever); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// StagesNeeding lists the registered stages that can need a model of the
+// given role (stages.RoleEmbedder, stages.RoleCrossEncoder), by name.
+func StagesNeeding(role string) []string {
+	var out []string
+	for _, name := range StageNames() {
+		if mu, ok := newStage[name]().(stages.ModelUser); ok && slices.Contains(mu.ModelRoles(), role) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // LoadDir reads every *.yaml file of a folder, sorted by name.

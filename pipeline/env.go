@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/stages"
@@ -32,36 +34,19 @@ func (m RegistryModels) CrossEncoder(ctx context.Context, name string) (stages.P
 // Needs lists the models a configuration's stages load, by name; indexEmbedder
 // stands in for stages that use the index's embedder.
 func Needs(cfg *Config, indexEmbedder string) []string {
-	seen := map[string]bool{}
 	var out []string
-	add := func(name string) {
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
 	for _, s := range cfg.Stages {
-		switch s := s.(type) {
-		case *stages.Vector:
-			add(orDefault(s.Model, indexEmbedder))
-		case *stages.Hyde:
-			add(orDefault(s.Model, indexEmbedder))
-		case *stages.Rerank:
-			if s.Scorer == "bi-encoder" {
-				add(orDefault(s.Model, indexEmbedder))
-			} else {
-				add(orDefault(s.Model, models.DefaultCrossEncoder))
+		mu, ok := s.(stages.ModelUser)
+		if !ok {
+			continue
+		}
+		for _, n := range mu.Needs() {
+			if name := cmp.Or(n.Name, indexEmbedder); !slices.Contains(out, name) {
+				out = append(out, name)
 			}
 		}
 	}
 	return out
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // MissingModels lists, for each stage of a configuration whose model is not

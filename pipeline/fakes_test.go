@@ -133,3 +133,15 @@ func stageInfo(t *testing.T, res *pipeline.Result, stage string) string {
 	t.Fatalf("no %s stage in %+v", stage, res.Stages)
 	return ""
 }
+
+// stageOutcome returns how the named stage's scope search ended.
+func stageOutcome(t *testing.T, res *pipeline.Result, stage string) stages.Outcome {
+	t.Helper()
+	for _, s := range res.Stages {
+		if s.Stage == stage {
+			return s.Outcome
+		}
+	}
+	t.Fatalf("no %s stage in %+v", stage, res.Stages)
+	return ""
+}

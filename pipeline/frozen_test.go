@@ -300,8 +300,8 @@ func TestRealModelScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info := stageInfo(t, res, "vector"); !strings.HasPrefix(info, stages.OutcomeFilled+":") {
-		t.Errorf("vector info %q, want filled", info)
+	if got := stageOutcome(t, res, "vector"); got != stages.OutcomeFilled {
+		t.Errorf("vector outcome %q (%s), want filled", got, stageInfo(t, res, "vector"))
 	}
 	var want []string
 	for _, r := range rows {

@@ -58,10 +58,11 @@ type StageRank struct {
 
 // StageInfo is what one stage did.
 type StageInfo struct {
-	Stage  string  `json:"stage"`
-	Count  int     `json:"count"`
-	Info   string  `json:"info,omitempty"`
-	Millis float64 `json:"ms"`
+	Stage   string         `json:"stage"`
+	Count   int            `json:"count"`
+	Info    string         `json:"info,omitempty"`
+	Outcome stages.Outcome `json:"outcome,omitempty"` // how a KNN stage's scope search ended
+	Millis  float64        `json:"ms"`
 }
 
 // Run runs a configuration for one request. It validates the request first.
@@ -114,7 +115,7 @@ func validate(req *Request) error {
 func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *stages.State) (*Result, error) {
 	res := &Result{Config: cfg.Name, Query: req.Text, Notes: []ResultNote{}}
 	for _, s := range st.Steps {
-		res.Stages = append(res.Stages, StageInfo{Stage: s.Stage, Count: len(s.Items), Info: s.Info, Millis: float64(s.Duration.Microseconds()) / 1000})
+		res.Stages = append(res.Stages, StageInfo{Stage: s.Stage, Count: len(s.Items), Info: s.Info, Outcome: s.Outcome, Millis: float64(s.Duration.Microseconds()) / 1000})
 	}
 	top := st.Ranking[:min(req.K, len(st.Ranking))]
 	notes, err := st.Notes(ctx, db, top)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
 )
 
 // Health is what GET /health reports.
@@ -35,11 +36,10 @@ type ModelHealth struct {
 	Problem   string `json:"problem,omitempty"`
 }
 
-// stagesNeeding names, per model role, the stages and tools that cannot run
-// without a model of that role.
-var stagesNeeding = map[string]string{
-	"embedder":      "vector, hyde, rerank (bi-encoder), vault_delta, vault_reindex",
-	"cross-encoder": "rerank",
+// toolsNeeding names, per model role, the tools that cannot run without a
+// model of that role; the stages say for themselves (pipeline.StagesNeeding).
+var toolsNeeding = map[string][]string{
+	stages.RoleEmbedder: {"vault_delta", "vault_reindex"},
 }
 
 // degradedStages lists what this server cannot do for want of a model, one
@@ -52,7 +52,7 @@ func (s *Server) degradedStages() []string {
 			continue // another embedder than the index's degrades nothing
 		}
 		if st := models.Check(reg.DataDir(), spec); !st.Installed {
-			what := stagesNeeding[spec.Role]
+			what := strings.Join(append(pipeline.StagesNeeding(spec.Role), toolsNeeding[spec.Role]...), ", ")
 			if what == "" {
 				what = spec.Role
 			}

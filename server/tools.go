@@ -239,7 +239,7 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 		out.Scope = &ScopeInfo{Filter: f}
 		var outcomes []string
 		for _, st := range res.Stages {
-			if st.Stage == "vector" || st.Stage == "hyde" {
+			if st.Outcome != "" {
 				outcomes = append(outcomes, st.Info)
 			}
 		}

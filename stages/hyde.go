@@ -19,6 +19,15 @@ type Hyde struct {
 // Name implements Stage.
 func (*Hyde) Name() string { return "hyde" }
 
+// Retrieves implements Retriever.
+func (*Hyde) Retrieves() {}
+
+// Needs implements ModelUser: the index's embedder.
+func (h *Hyde) Needs() []ModelNeed { return []ModelNeed{{Role: RoleEmbedder, Name: h.Model}} }
+
+// ModelRoles implements ModelUser.
+func (*Hyde) ModelRoles() []string { return []string{RoleEmbedder} }
+
 // Validate implements Stage.
 func (h *Hyde) Validate() error {
 	if h.Limit == 0 {
@@ -41,11 +50,11 @@ func (h *Hyde) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return fmt.Errorf("embed hyde expansion: %w", err)
 	}
-	items, info, err := knnNotes(ctx, env.DB, vecs[0], h.Limit, h.Ladder, st.Query.Filter)
+	items, outcome, info, err := knnNotes(ctx, env.DB, vecs[0], h.Limit, h.Ladder, st.Query.Filter)
 	if err != nil {
 		return err
 	}
-	st.produce(h.Name(), items, info)
+	st.produce(h.Name(), items, info, outcome)
 	return nil
 }
 

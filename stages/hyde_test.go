@@ -96,8 +96,8 @@ func TestHydeRun(t *testing.T) {
 	if got := scoped.Ranking; len(got) != 1 || got[0].NoteID != id["home/bread.md"] {
 		t.Errorf("scoped hyde %+v, want only the home note", got)
 	}
-	if info := scoped.Steps[0].Info; !strings.HasPrefix(info, stages.OutcomeFilled+":") {
-		t.Errorf("scoped hyde info %q, want a filled outcome", info)
+	if step := scoped.Steps[0]; step.Outcome != stages.OutcomeFilled || !strings.HasPrefix(step.Info, string(stages.OutcomeFilled)+":") {
+		t.Errorf("scoped hyde outcome %q, info %q, want filled", step.Outcome, step.Info)
 	}
 }
 

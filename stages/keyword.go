@@ -14,6 +14,9 @@ type Keyword struct {
 // Name implements Stage.
 func (*Keyword) Name() string { return "keyword" }
 
+// Retrieves implements Retriever.
+func (*Keyword) Retrieves() {}
+
 // Validate implements Stage.
 func (k *Keyword) Validate() error {
 	if k.Limit == 0 {
@@ -29,13 +32,13 @@ func (k *Keyword) Validate() error {
 func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 	match := MatchExpr(st.Query.Text)
 	if match == "" {
-		st.produce(k.Name(), nil, "no searchable terms in the query")
+		st.produce(k.Name(), nil, "no searchable terms in the query", "")
 		return nil
 	}
 	hits, err := env.DB.Keyword(ctx, match, k.Limit, st.Query.Filter)
 	if err != nil {
 		return err
 	}
-	st.produce(k.Name(), notesFromHits(hits, k.Limit), "")
+	st.produce(k.Name(), notesFromHits(hits, k.Limit), "", "")
 	return nil
 }

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -34,6 +35,18 @@ const noteChars = 4000
 
 // Name implements Stage.
 func (*Rerank) Name() string { return "rerank" }
+
+// Needs implements ModelUser: the cross-encoder, or for the bi-encoder
+// scorer an embedder (the index's unless Model names one).
+func (r *Rerank) Needs() []ModelNeed {
+	if r.Scorer == "bi-encoder" {
+		return []ModelNeed{{Role: RoleEmbedder, Name: r.Model}}
+	}
+	return []ModelNeed{{Role: RoleCrossEncoder, Name: cmp.Or(r.Model, models.DefaultCrossEncoder)}}
+}
+
+// ModelRoles implements ModelUser.
+func (*Rerank) ModelRoles() []string { return []string{RoleCrossEncoder, RoleEmbedder} }
 
 // Validate implements Stage.
 func (r *Rerank) Validate() error {

@@ -1,6 +1,24 @@
 // Package stages holds the retrieval stages a pipeline is built from: keyword,
 // vector, hyde, rrf, rerank and recency. Each is a plain struct decoded from a
 // configuration file, with a Run method over a shared State.
+//
+// A stage describes itself; nothing outside its file switches on its name.
+// Besides Stage it implements the optional interfaces that apply:
+//
+//   - Retriever: it produces a list of its own from the index (keyword,
+//     vector, hyde). A pipeline must run one before any other stage, and the
+//     fusion stages combine what the retrievers produced (State.Lists).
+//   - ModelUser: it loads models. Needs says which for its settings (what
+//     `vault-rag models`, the server's config check and /health report) and
+//     ModelRoles which roles it can need at all (what a missing model
+//     disables, in /health).
+//
+// A stage that reports how a scoped search ended sets Step.Outcome (see
+// Outcome); the server reads it from there, never from the Info text.
+//
+// Adding a stage is one new file here (the struct with its yaml tags, Name,
+// Validate, Run and the optional interfaces) plus one line registering its
+// configuration key in pipeline/config.go's newStage map.
 package stages
 
 import (
@@ -22,6 +40,35 @@ type Stage interface {
 	Validate() error
 	// Run reads and extends the state.
 	Run(ctx context.Context, env *Env, st *State) error
+}
+
+// Retriever marks a stage that produces a list of its own from the index:
+// what fusion combines. A pipeline runs one before any other stage.
+type Retriever interface {
+	Stage
+	Retrieves()
+}
+
+// Model roles, as models/manifest.json names them.
+const (
+	RoleEmbedder     = "embedder"
+	RoleCrossEncoder = "cross-encoder"
+)
+
+// ModelNeed is one model a stage loads.
+type ModelNeed struct {
+	Role string // RoleEmbedder or RoleCrossEncoder
+	Name string // the model; "" means the embedder the index was built with
+}
+
+// ModelUser is a stage that loads models.
+type ModelUser interface {
+	Stage
+	// Needs lists the models the stage loads with its settings (after Validate).
+	Needs() []ModelNeed
+	// ModelRoles lists every role the stage can need under some settings:
+	// what a missing model of that role disables.
+	ModelRoles() []string
 }
 
 // Embedder embeds queries and passages into one vector space.
@@ -88,12 +135,23 @@ type List struct {
 	Items []Item
 }
 
+// Outcome says how a filtered KNN search ended.
+type Outcome string
+
+// Scope outcomes of a filtered KNN.
+const (
+	OutcomeFilled    Outcome = "filled"     // enough in-scope notes were found
+	OutcomeDrained   Outcome = "drained"    // every chunk was examined: there are no more in scope
+	OutcomeLadderEnd Outcome = "ladder-end" // stopped looking at the ladder's last rung; more may exist
+)
+
 // Step records what one stage did, for explain output and the eval harness's
 // stage diagnosis.
 type Step struct {
 	Stage    string
-	Items    []Item // the ranking after this stage
-	Info     string // e.g. the outcome of a scope escalation
+	Items    []Item  // the ranking after this stage
+	Info     string  // a line for people, e.g. the outcome of a scope escalation with its numbers
+	Outcome  Outcome // how a scoped search ended; "" for a stage that does not search a scope
 	Duration time.Duration
 }
 
@@ -162,10 +220,10 @@ func (s *State) Notes(ctx context.Context, db *index.DB, items []Item) (map[int6
 
 // produce records a retrieval stage's list: it joins the lists rrf fuses and
 // becomes the current ranking.
-func (s *State) produce(stage string, items []Item, info string) {
+func (s *State) produce(stage string, items []Item, info string, outcome Outcome) {
 	s.Lists = append(s.Lists, List{Stage: stage, Items: items})
 	s.Ranking = items
-	s.Steps = append(s.Steps, Step{Stage: stage, Items: items, Info: info})
+	s.Steps = append(s.Steps, Step{Stage: stage, Items: items, Info: info, Outcome: outcome})
 }
 
 // rerank records a stage that reorders the current ranking.

@@ -23,6 +23,15 @@ type Vector struct {
 // Name implements Stage.
 func (*Vector) Name() string { return "vector" }
 
+// Retrieves implements Retriever.
+func (*Vector) Retrieves() {}
+
+// Needs implements ModelUser: the index's embedder.
+func (v *Vector) Needs() []ModelNeed { return []ModelNeed{{Role: RoleEmbedder, Name: v.Model}} }
+
+// ModelRoles implements ModelUser.
+func (*Vector) ModelRoles() []string { return []string{RoleEmbedder} }
+
 // Validate implements Stage.
 func (v *Vector) Validate() error {
 	if v.Limit == 0 {
@@ -68,45 +77,38 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	items, info, err := knnNotes(ctx, env.DB, qv, v.Limit, v.Ladder, st.Query.Filter)
+	items, outcome, info, err := knnNotes(ctx, env.DB, qv, v.Limit, v.Ladder, st.Query.Filter)
 	if err != nil {
 		return err
 	}
-	st.produce(v.Name(), items, info)
+	st.produce(v.Name(), items, info, outcome)
 	return nil
 }
 
-// Scope outcomes of a filtered KNN.
-const (
-	OutcomeFilled    = "filled"     // enough in-scope notes were found
-	OutcomeDrained   = "drained"    // every chunk was examined: there are no more in scope
-	OutcomeLadderEnd = "ladder-end" // stopped looking at the ladder's last rung; more may exist
-)
-
 // knnNotes runs the KNN ladder and returns up to limit notes (best chunk each)
-// and a line saying how the search ended.
-func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder []int, f index.Filter) ([]Item, string, error) {
+// and how the search ended, as an Outcome and as a line for people.
+func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder []int, f index.Filter) ([]Item, Outcome, string, error) {
 	total, err := db.ChunkCount(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	want := limit
 	if !f.Empty() {
 		// A scope holding fewer notes than limit is filled once it is all found.
 		_, inScope, err := db.List(ctx, f, 0, 0)
 		if err != nil {
-			return nil, "", err
+			return nil, "", "", err
 		}
 		want = min(limit, inScope)
 		if want == 0 {
-			return nil, fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", OutcomeDrained, total), nil
+			return nil, OutcomeDrained, fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", OutcomeDrained, total), nil
 		}
 	}
 	var items []Item
 	for i, k := range ladder {
 		hits, err := db.Nearest(ctx, qv, k)
 		if err != nil {
-			return nil, "", err
+			return nil, "", "", err
 		}
 		if !f.Empty() {
 			ids := make([]int64, len(hits))
@@ -115,7 +117,7 @@ func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder
 			}
 			ok, err := db.Matching(ctx, ids, f)
 			if err != nil {
-				return nil, "", err
+				return nil, "", "", err
 			}
 			kept := hits[:0]
 			for _, h := range hits {
@@ -128,12 +130,12 @@ func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder
 		items = notesFromHits(hits, limit)
 		switch {
 		case len(items) >= want:
-			return items, fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", OutcomeFilled, len(items), min(k, total), total), nil
+			return items, OutcomeFilled, fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", OutcomeFilled, len(items), min(k, total), total), nil
 		case k >= total:
-			return items, fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", OutcomeDrained, total, len(items)), nil
+			return items, OutcomeDrained, fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", OutcomeDrained, total, len(items)), nil
 		case i == len(ladder)-1 || k >= index.MaxKNN:
-			return items, fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", OutcomeLadderEnd, k, total, len(items), want), nil
+			return items, OutcomeLadderEnd, fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", OutcomeLadderEnd, k, total, len(items), want), nil
 		}
 	}
-	return items, "", nil
+	return items, "", "", nil
 }
