@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,6 +15,7 @@ import (
 	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/gen"
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
@@ -169,7 +168,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		if err != nil {
 			return nil, err
 		}
-		sm := scaleModels{Models: pipeline.RegistryModels{R: reg}, cost: QueryCost{Real: emb}}
+		sm := scaleModels{Models: pipeline.RegistryModels{R: reg}, cost: QueryCost{Embedder: hashEmbedder, Real: emb}}
 		if err := latency(ctx, res, reg, sm, cfgs, name, db, qs, logf); err != nil {
 			return nil, err
 		}
@@ -197,7 +196,7 @@ func scaleIndex(ctx context.Context, work string, n int, logf func(string, ...an
 	}
 	db := filepath.Join(dir, "index.db")
 	t0 := time.Now()
-	if _, err := eval.EnsureIndex(ctx, HashEmbedder{}, v, db, logf); err != nil {
+	if _, err := eval.EnsureIndex(ctx, hashEmbedder, v, db, logf); err != nil {
 		return "", err
 	}
 	logf("%s index ready in %s", name, time.Since(t0).Round(time.Millisecond))
@@ -281,7 +280,7 @@ func incremental(ctx context.Context, emb index.Embedder, vault, work string) (t
 	}
 	defer os.RemoveAll(tmp)
 	v := filepath.Join(tmp, "vault")
-	if err := copyTree(vault, v); err != nil {
+	if err := vaulttest.CopyTree(vault, v); err != nil {
 		return 0, err
 	}
 	db := filepath.Join(tmp, "index.db")
@@ -467,36 +466,6 @@ func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		t := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(t, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(t)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
 }
 
 // WriteJSON writes the results.

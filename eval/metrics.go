@@ -70,17 +70,6 @@ func ndcg(ranked []string, rel map[string]int, k int) float64 {
 	return dcg / idcg
 }
 
-// FirstRelevant is the 1-based rank of the first relevant note, 0 if none is
-// ranked.
-func FirstRelevant(ranked []string, rel map[string]int) int {
-	for i, p := range ranked {
-		if rel[p] > 0 {
-			return i + 1
-		}
-	}
-	return 0
-}
-
 // Mean averages scores.
 func Mean(all []Scores) Scores {
 	m := Scores{Recall: map[int]float64{}}

@@ -39,22 +39,28 @@ type BuildOptions struct {
 	Progress func(done, total int)
 }
 
+// Counts is what a build did, in numbers: the part of a Report the server's
+// /health repeats and the load test reads back.
+type Counts struct {
+	Mode      string `json:"mode"`               // "full" or "incremental"
+	Fallback  string `json:"fallback,omitempty"` // why an incremental build ran as a full one
+	Notes     int    `json:"notes"`
+	Chunks    int    `json:"chunks"`
+	Added     int    `json:"added"`
+	Changed   int    `json:"changed"`
+	Removed   int    `json:"removed"`
+	Unchanged int    `json:"unchanged"`
+	Embedded  int    `json:"embedded"` // chunks run through the model
+	Reused    int    `json:"reused"`   // chunks whose stored embedding was kept
+	Truncated int    `json:"truncated"`
+}
+
 // Report says what a build did.
 type Report struct {
-	Mode      string          `json:"mode"`               // "full" or "incremental"
-	Fallback  string          `json:"fallback,omitempty"` // why an incremental build ran as a full one
-	Notes     int             `json:"notes"`
-	Chunks    int             `json:"chunks"`
-	Added     int             `json:"added"`
-	Changed   int             `json:"changed"`
-	Removed   int             `json:"removed"`
-	Unchanged int             `json:"unchanged"`
-	Embedded  int             `json:"embedded"` // chunks run through the model
-	Reused    int             `json:"reused"`   // chunks whose stored embedding was kept
-	Truncated int             `json:"truncated"`
-	Skipped   []vault.Skipped `json:"skipped"`
-	Warnings  []vault.Skipped `json:"warnings"` // notes indexed despite a problem
-	Duration  time.Duration   `json:"duration_ns"`
+	Counts
+	Skipped  []vault.Skipped `json:"skipped"`
+	Warnings []vault.Skipped `json:"warnings"` // notes indexed despite a problem
+	Duration time.Duration   `json:"duration_ns"`
 }
 
 // embedBatch is how many chunk texts the builder hands the embedder at a time;
@@ -188,7 +194,7 @@ func embedAll(ctx context.Context, emb Embedder, ps []parsed, reuse map[string][
 }
 
 func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vault.File) (Report, error) {
-	rep := Report{Mode: "full"}
+	rep := Report{Counts: Counts{Mode: "full"}}
 	ps, skipped, warnings := prepare(files, emb)
 	rep.Skipped, rep.Warnings = skipped, warnings
 	var err error
@@ -273,7 +279,7 @@ func countTruncated(cs []vault.Chunk) int {
 }
 
 func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, files []vault.File) (Report, error) {
-	rep := Report{Mode: "incremental"}
+	rep := Report{Counts: Counts{Mode: "incremental"}}
 	if _, err := os.Stat(opts.DBPath); err != nil {
 		return rep, fmt.Errorf("%w: no index yet", errNeedsFull)
 	}

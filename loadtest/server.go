@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vault-rag/vault-rag/index"
 	"io"
 	"net"
 	"net/http"
@@ -48,17 +49,9 @@ type health struct {
 
 // BuildSummary is what the server reports about one index build.
 type BuildSummary struct {
-	Run       int    `json:"run,omitempty"`
-	Mode      string `json:"mode"`
-	Fallback  string `json:"fallback,omitempty"`
-	Notes     int    `json:"notes"`
-	Chunks    int    `json:"chunks"`
-	Added     int    `json:"added"`
-	Changed   int    `json:"changed"`
-	Removed   int    `json:"removed"`
-	Unchanged int    `json:"unchanged"`
-	Embedded  int    `json:"embedded"`
-	TookMS    int64  `json:"took_ms"`
+	Run int `json:"run,omitempty"`
+	index.Counts
+	TookMS int64 `json:"took_ms"`
 }
 
 // embedder reports whether the server's embedder is installed, whether it is

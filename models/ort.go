@@ -41,7 +41,9 @@ func initRuntime(lib string) error {
 
 // DataDir is where vault-rag keeps what setup fetched: $VAULT_RAG_DATA if set,
 // else ./data if it exists, else the data folder of the source checkout this
-// process runs inside (so tests find it from any package folder).
+// process runs inside (so tests find it from any package folder), else the
+// data folder beside the binary's (bin/vault-rag → data/), so a client that
+// starts vault-rag from its own folder finds the models and ONNX Runtime.
 func DataDir() string {
 	if d := os.Getenv("VAULT_RAG_DATA"); d != "" {
 		return d
@@ -61,7 +63,28 @@ func DataDir() string {
 			}
 		}
 	}
+	if dir := BesideExecutable("data"); dir != "" {
+		return filepath.Join(dir, "data")
+	}
 	return "data"
+}
+
+// BesideExecutable returns the folder above the running binary's own
+// (bin/..) when it holds sub, else "": where a built checkout keeps data/ and
+// configs/.
+func BesideExecutable(sub string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return ""
+	}
+	dir := filepath.Dir(filepath.Dir(exe))
+	if st, err := os.Stat(filepath.Join(dir, sub)); err == nil && st.IsDir() {
+		return dir
+	}
+	return ""
 }
 
 // RuntimeLibrary is the ONNX Runtime shared library path: $ONNXRUNTIME_LIB, else

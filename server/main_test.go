@@ -2,17 +2,14 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -116,17 +113,17 @@ func runTests(m *testing.M) (int, error) {
 	if err := buildFixture(); err != nil {
 		return 1, err
 	}
-	before, err := hashTree(fx.vault)
+	before, err := vaulttest.Digest(fx.vault)
 	if err != nil {
 		return 1, err
 	}
 	code := m.Run()
-	after, err := hashTree(fx.vault)
+	after, err := vaulttest.Digest(fx.vault)
 	if err != nil {
 		return 1, err
 	}
-	if before != after {
-		return 1, fmt.Errorf("the test vault changed during the tests (tree hash %s, then %s): a tool wrote to the vault", before, after)
+	if diff := vaulttest.Diff(before, after, ""); diff != nil {
+		return 1, fmt.Errorf("the test vault changed during the tests (%q): a tool wrote to the vault", diff)
 	}
 	return code, nil
 }
@@ -185,24 +182,9 @@ func buildFixture() error {
 	if err != nil {
 		return err
 	}
-	// Embedding is the cost (a full build of these notes takes ~25 s on two
-	// cores). The fixture's notes keep their demo-vault paths, so when the
-	// demo index exists an incremental build from a copy of it re-embeds only
-	// the notes written above; without it (or if the copy is unusable) the
-	// build falls back to a full one and the result is the same.
-	incremental := false
-	if raw, err := os.ReadFile(filepath.Join(models.DataDir(), "vault.db")); err == nil {
-		if err := writeFile(fx.db, raw); err != nil {
-			return err
-		}
-		if db, err := index.Open(ctx, fx.db); err == nil {
-			db.Close()
-			incremental = true
-		} else if err := os.Remove(fx.db); err != nil {
-			return err
-		}
-	}
-	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: fx.vault, DBPath: fx.db, Incremental: incremental})
+	// A full build of the tests' own (about 25 s on two cores): never a copy
+	// of the developer's data/vault.db, whose state the tests cannot know.
+	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: fx.vault, DBPath: fx.db})
 	if err != nil {
 		return fmt.Errorf("index the test vault: %w", err)
 	}
@@ -215,74 +197,6 @@ func writeFile(p string, data []byte) error {
 		return err
 	}
 	return os.WriteFile(p, data, 0o644)
-}
-
-// hashTree hashes every entry of a tree: paths, modes, file bytes and link
-// targets, without following links.
-func hashTree(root string) (string, error) {
-	var lines []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		line := fmt.Sprintf("%s %v %d", rel, fi.Mode(), fi.ModTime().UnixNano())
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			t, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			line += " -> " + t
-		case fi.Mode().IsRegular():
-			raw, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(raw)
-			line += " " + hex.EncodeToString(sum[:])
-		}
-		lines = append(lines, line)
-		return nil
-	})
-	sort.Strings(lines)
-	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
-	return hex.EncodeToString(sum[:]), err
-}
-
-// copyTree copies a tree, recreating symlinks as they are.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			t, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(t, to)
-		case fi.IsDir():
-			return os.MkdirAll(to, 0o755)
-		default:
-			raw, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, raw, 0o644)
-		}
-	})
 }
 
 // needModels skips a test when the embedder is not installed.

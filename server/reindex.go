@@ -125,23 +125,13 @@ type ReindexStatus struct {
 
 // ReportBrief is an index.Report without the file lists.
 type ReportBrief struct {
-	Mode      string `json:"mode"`
-	Fallback  string `json:"fallback,omitempty"`
-	Notes     int    `json:"notes"`
-	Chunks    int    `json:"chunks"`
-	Added     int    `json:"added"`
-	Changed   int    `json:"changed"`
-	Removed   int    `json:"removed"`
-	Unchanged int    `json:"unchanged"`
-	Embedded  int    `json:"embedded"`
-	Skipped   int    `json:"skipped"`
-	TookMS    int64  `json:"took_ms"`
+	index.Counts
+	Skipped int   `json:"skipped"`
+	TookMS  int64 `json:"took_ms"`
 }
 
 func brief(rep index.Report) *ReportBrief {
-	return &ReportBrief{Mode: rep.Mode, Fallback: rep.Fallback, Notes: rep.Notes, Chunks: rep.Chunks,
-		Added: rep.Added, Changed: rep.Changed, Removed: rep.Removed, Unchanged: rep.Unchanged,
-		Embedded: rep.Embedded, Skipped: len(rep.Skipped), TookMS: rep.Duration.Milliseconds()}
+	return &ReportBrief{Counts: rep.Counts, Skipped: len(rep.Skipped), TookMS: rep.Duration.Milliseconds()}
 }
 
 func (r *reindexer) status() ReindexStatus {

@@ -299,19 +299,6 @@ func (s *Server) noIndex(err error) error {
 // callLimit is the longest a tool call may take.
 func (s *Server) callLimit() time.Duration { return max(s.opts.RequestTimeout, s.opts.ReindexTimeout) }
 
-// MCP is the MCP server itself, for in-process clients.
-func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
-
-// Reindex runs (or joins) an incremental build and waits for it: the
-// vault_reindex tool.
-func (s *Server) Reindex(ctx context.Context) (index.Report, error) {
-	r, err := s.reindex.Run(ctx)
-	if err != nil {
-		return index.Report{}, err
-	}
-	return r.rep, nil
-}
-
 // Close stops the background work, waits for a build in progress to stop,
 // and closes the index once the requests using it finish.
 func (s *Server) Close() error {

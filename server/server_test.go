@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"io"
 	"net"
 	"net/http"
@@ -31,7 +32,7 @@ func copyFixture(t *testing.T) (vault, db string) {
 	needModels(t)
 	dir := t.TempDir()
 	vault, db = filepath.Join(dir, "vault"), filepath.Join(dir, "vault.db")
-	if err := copyTree(fx.vault, vault); err != nil {
+	if err := vaulttest.CopyTree(fx.vault, vault); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(fx.db)

@@ -94,7 +94,7 @@ func TestReindexerCoalescing(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		builds++
-		return index.Report{Notes: builds}, nil
+		return index.Report{Counts: index.Counts{Notes: builds}}, nil
 	})}
 	const callers = 10
 	seqs := make(chan int, callers)

@@ -22,8 +22,8 @@ func cmdBench(ctx context.Context, args []string) error {
 	reps := fs.Int("reps", 3, "repetitions of the reindex measurements")
 	out := fs.String("out", "report/bench", "write OUT.md and OUT.json")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2}
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ func smallVault(t *testing.T, dst string) string {
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := copyFile(filepath.Join(repoRoot, "vault", filepath.FromSlash(rel)), to, 0o644); err != nil {
+		if err := vaulttest.CopyFile(filepath.Join(repoRoot, "vault", filepath.FromSlash(rel)), to, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

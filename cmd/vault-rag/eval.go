@@ -33,8 +33,8 @@ func cmdEval(ctx context.Context, args []string) error {
 	root := fs.String("root", ".", "folder holding configs/, experiments/, eval/, vault/ and baselines/")
 	embedder := fs.String("embedder", embedderName(), "the embedding model datasets are indexed with")
 	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2}
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 	if *check && *update {
 		return errors.New("--check and --update exclude each other")

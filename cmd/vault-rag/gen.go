@@ -25,10 +25,10 @@ func cmdGen(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "the folder to write the vault into (required)")
 	seed := fs.Uint64("seed", 1, "random seed: the same notes and seed give the same files")
 	force := fs.Bool("force", false, "write into a folder that is not empty (overwrites generated files only)")
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2}
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
-	if *notes < 1 || *out == "" || fs.NArg() > 0 {
+	if *notes < 1 || *out == "" {
 		fs.Usage()
 		return exitError{code: 2}
 	}

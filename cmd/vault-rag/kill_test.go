@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -116,7 +117,7 @@ func TestReindexKilled(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := copyFile(d.db, db, 0o644); err != nil {
+	if err := vaulttest.CopyFile(d.db, db, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fpA := d.fingerprint
@@ -125,7 +126,7 @@ func TestReindexKilled(t *testing.T) {
 	// The modified vault: a third of the demo notes (so each full build is
 	// shorter), one of them edited, one new note.
 	v1 := filepath.Join(work, "v1")
-	copyTree(t, d.vault, v1)
+	mustCopyTree(t, d.vault, v1)
 	var notes []string
 	err := filepath.Walk(v1, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() && strings.HasSuffix(p, ".md") {
@@ -196,7 +197,7 @@ func TestReindexKilled(t *testing.T) {
 	// SQLite's page cache, which spills into the file before the commit),
 	// while the embeddings of unchanged sections are reused (a short
 	// embedding phase).
-	if err := copyFile(d.db, db, 0o644); err != nil {
+	if err := vaulttest.CopyFile(d.db, db, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fpB = fpA
@@ -204,7 +205,7 @@ func TestReindexKilled(t *testing.T) {
 	if err := os.MkdirAll(v2, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	copyTree(t, d.vault, filepath.Join(v2, "moved"))
+	mustCopyTree(t, d.vault, filepath.Join(v2, "moved"))
 	err = filepath.Walk(v2, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() && strings.HasSuffix(p, ".md") {
 			appendTo(t, p, "\n\n## Incremental\n\nAppended for the incremental kill test.\n")

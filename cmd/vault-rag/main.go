@@ -25,12 +25,10 @@ commands:
   gen       generate a synthetic vault for benchmarks
   bench     measure reindex, query latency, rerank and throughput (a table and JSON)
 
-settings (environment, or a .env file in the working folder):
-  VAULT_PATH      the vault folder             (default ./vault)
-  DB_PATH         the index file               (default data/vault.db)
-  VAULT_RAG_DATA  models and libraries         (default ./data)
-run "vault-rag <command> -h" for a command's flags.
-`
+run "vault-rag <command> -h" for a command's flags; "--" ends a command's flags
+(vault-rag search -- --background-primary).
+
+` + settings + "\n"
 
 func main() {
 	loadDotEnv(".env")

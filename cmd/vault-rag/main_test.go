@@ -13,17 +13,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
 )
 
@@ -187,116 +185,12 @@ func mustRun(t *testing.T, dir, vault, db string, args ...string) result {
 	return r
 }
 
-// copyTree copies a folder (files, folders, symlinks), keeping modes and
-// modification times.
-func copyTree(t *testing.T, src, dst string) {
+// mustCopyTree copies a folder, failing the test if it cannot.
+func mustCopyTree(t *testing.T, src, dst string) {
 	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, fi.Mode().Perm())
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, to)
-		}
-		if err := copyFile(p, to, fi.Mode().Perm()); err != nil {
-			return err
-		}
-		return os.Chtimes(to, fi.ModTime(), fi.ModTime())
-	})
-	if err != nil {
-		t.Fatalf("copy %s: %v", src, err)
-	}
-}
-
-func copyFile(src, dst string, mode fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-// treeDigest describes every entry under root (path, type and mode, size,
-// modification time, content or link target), one line each, so a test can
-// tell whether anything under it was written, created, removed or touched.
-func treeDigest(t *testing.T, root string) string {
-	t.Helper()
-	var lines []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		line := fmt.Sprintf("%s %v %d %d", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			line += " -> " + target
-		case fi.Mode().IsRegular():
-			line += " " + fileSHA(t, p)
-		}
-		lines = append(lines, line)
-		return nil
-	})
-	if err != nil {
+	if err := vaulttest.CopyTree(src, dst); err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
-
-// diffLines lists the lines of a that b lacks and those b adds.
-func diffLines(a, b string) string {
-	in := func(s string) map[string]bool {
-		m := map[string]bool{}
-		for _, l := range strings.Split(s, "\n") {
-			m[l] = true
-		}
-		return m
-	}
-	am, bm := in(a), in(b)
-	var out []string
-	for l := range am {
-		if !bm[l] {
-			out = append(out, "- "+l)
-		}
-	}
-	for l := range bm {
-		if !am[l] {
-			out = append(out, "+ "+l)
-		}
-	}
-	sort.Strings(out)
-	return strings.Join(out, "\n")
 }
 
 func fileSHA(t *testing.T, p string) string {
@@ -314,16 +208,16 @@ func fileSHA(t *testing.T, p string) string {
 func demoRoot(t *testing.T, dst string) string {
 	t.Helper()
 	for _, sub := range []string{"configs", "experiments", "vault"} {
-		copyTree(t, filepath.Join(repoRoot, sub), filepath.Join(dst, sub))
+		mustCopyTree(t, filepath.Join(repoRoot, sub), filepath.Join(dst, sub))
 	}
 	if err := os.MkdirAll(filepath.Join(dst, "eval"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := copyFile(filepath.Join(repoRoot, "eval", "queries.json"), filepath.Join(dst, "eval", "queries.json"), 0o644); err != nil {
+	if err := vaulttest.CopyFile(filepath.Join(repoRoot, "eval", "queries.json"), filepath.Join(dst, "eval", "queries.json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(repoRoot, "baselines")); err == nil {
-		copyTree(t, filepath.Join(repoRoot, "baselines"), filepath.Join(dst, "baselines"))
+		mustCopyTree(t, filepath.Join(repoRoot, "baselines"), filepath.Join(dst, "baselines"))
 	} else if err := os.MkdirAll(filepath.Join(dst, "baselines"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +231,7 @@ type demo struct {
 	vault         string
 	db            string // the index; tests copy it before changing it
 	fingerprint   string
-	before, after string // digests of root around the reindex
+	before, after vaulttest.Tree // digests of root around the reindex
 	reindex       result
 }
 
@@ -356,9 +250,9 @@ func demoIndex(t *testing.T) *demo {
 		d := &demo{root: demoRoot(t, filepath.Join(testDir, "demo-root"))}
 		d.vault = filepath.Join(d.root, "vault")
 		d.db = filepath.Join(testDir, "demo-index", "vault.db")
-		d.before = treeDigest(t, d.root)
+		d.before = vaulttest.MustDigest(t, d.root)
 		d.reindex = mustRun(t, d.root, d.vault, d.db, "reindex")
-		d.after = treeDigest(t, d.root)
+		d.after = vaulttest.MustDigest(t, d.root)
 		d.fingerprint = openFingerprint(t, d.db)
 		demoV, demoErr = d, nil
 	})

@@ -17,8 +17,8 @@ func cmdModels(ctx context.Context, args []string) error {
 		return cmdModelsFetch(ctx, args[1:])
 	}
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2}
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 	m, err := models.LoadManifest()
 	if err != nil {
@@ -67,8 +67,8 @@ func cmdModelsFetch(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("models fetch", flag.ContinueOnError)
 	require := fs.String("require", models.DefaultEmbedder, "comma-separated models whose absence is an error")
 	verbose := fs.Bool("v", false, "print every source tried")
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2}
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 	m, err := models.LoadManifest()
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,8 +20,8 @@ import (
 func TestVaultNeverWritten(t *testing.T) {
 	d := demoIndex(t)
 	// The full reindex ran when the shared demo index was built.
-	if d.after != d.before {
-		t.Errorf("reindex changed the root:\n%s", diffLines(d.before, d.after))
+	if diff := vaulttest.Diff(d.before, d.after, ""); diff != nil {
+		t.Errorf("reindex changed the root: %q", diff)
 	}
 	if !strings.Contains(d.reindex.stdout, "indexed 33 notes") {
 		t.Errorf("reindex of the demo vault:\n%s", d.reindex)
@@ -31,7 +32,7 @@ func TestVaultNeverWritten(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := copyFile(d.db, db, 0o644); err != nil {
+	if err := vaulttest.CopyFile(d.db, db, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -45,8 +46,8 @@ func TestVaultNeverWritten(t *testing.T) {
 		t.Fatalf("eval --update:\n%s", r)
 	}
 
-	before := treeDigest(t, d.root)
-	baselinesBefore := treeDigest(t, filepath.Join(d.root, "baselines"))
+	before := vaulttest.MustDigest(t, d.root)
+	baselinesBefore := vaulttest.MustDigest(t, filepath.Join(d.root, "baselines"))
 	steps := []struct {
 		name string
 		args []string
@@ -66,12 +67,12 @@ func TestVaultNeverWritten(t *testing.T) {
 		if !strings.Contains(r.stdout, s.want) {
 			t.Errorf("%s: stdout lacks %q:\n%s", s.name, s.want, r)
 		}
-		if after := treeDigest(t, d.root); after != before {
-			t.Fatalf("%s changed the root:\n%s", s.name, diffLines(before, after))
+		if diff := vaulttest.Diff(before, vaulttest.MustDigest(t, d.root), ""); diff != nil {
+			t.Fatalf("%s changed the root: %q", s.name, diff)
 		}
 	}
-	if after := treeDigest(t, filepath.Join(d.root, "baselines")); after != baselinesBefore {
-		t.Errorf("baselines changed:\n%s", diffLines(baselinesBefore, after))
+	if diff := vaulttest.Diff(baselinesBefore, vaulttest.MustDigest(t, filepath.Join(d.root, "baselines")), ""); diff != nil {
+		t.Errorf("baselines changed: %q", diff)
 	}
 }
 
@@ -89,7 +90,7 @@ func seedEvalIndex(t *testing.T, d *demo) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := copyFile(d.db, filepath.Join(dir, "index.db"), 0o644); err != nil {
+	if err := vaulttest.CopyFile(d.db, filepath.Join(dir, "index.db"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	stamp := index.VaultStamp(files, models.DefaultEmbedder)

@@ -20,8 +20,8 @@ func cmdReindex(ctx context.Context, args []string) error {
 	vault := fs.String("vault", vaultPath(), "the vault folder")
 	db := fs.String("db", dbPath(), "the index file")
 	embedder := fs.String("embedder", embedderName(), "the embedding model (see `vault-rag models`)")
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2}
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 	reg, err := newRegistry()
 	if err != nil {

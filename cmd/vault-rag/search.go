@@ -14,6 +14,7 @@ import (
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/server"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -86,16 +87,20 @@ func parseNow(s string) (time.Time, error) {
 
 func cmdSearch(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
-	cfgName := fs.String("config", "shipping", "configuration name (configs/ or experiments/) or a YAML file")
+	cfgName := fs.String("config", envOr("VAULT_RAG_CONFIG", server.DefaultConfig), "configuration name (configs/ or experiments/) or a YAML file [VAULT_RAG_CONFIG]")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	explainFlag := fs.Bool("explain", false, "show every stage's rank and score for each note")
 	nowFlag := fs.String("now", "", "the clock recency measures from (RFC 3339 or YYYY-MM-DD; default: now)")
 	k := fs.Int("k", 10, "notes to return")
 	db := fs.String("db", dbPath(), "the index file")
-	root := fs.String("root", ".", "folder holding configs/ and experiments/")
+	root := fs.String("root", configRoot(), "folder holding configs/ and experiments/ [VAULT_RAG_ROOT]")
 	ff := addFilterFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2}
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: vault-rag search [flags] [--] query words\n\n\"--\" ends the flags: vault-rag search -- --background-primary searches for a text that starts with a dash.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, true); err != nil {
+		return err
 	}
 	now, err := parseNow(*nowFlag)
 	if err != nil {

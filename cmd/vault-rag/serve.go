@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,7 +19,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	transport := fs.String("transport", envOr("VAULT_RAG_TRANSPORT", "http"), "http (a daemon at --addr, MCP at /mcp, health at /health) or stdio (one client on stdin/stdout) [VAULT_RAG_TRANSPORT]")
 	addr := fs.String("addr", envOr("VAULT_RAG_ADDR", server.DefaultAddr), "HTTP listen address; a non-loopback one needs VAULT_RAG_TOKEN [VAULT_RAG_ADDR]")
 	cfgName := fs.String("config", envOr("VAULT_RAG_CONFIG", server.DefaultConfig), "the configuration vault_search runs (configs/ or experiments/) [VAULT_RAG_CONFIG]")
-	root := fs.String("root", envOr("VAULT_RAG_ROOT", serveConfigRoot()), "folder holding configs/ and experiments/ [VAULT_RAG_ROOT]")
+	root := fs.String("root", configRoot(), "folder holding configs/ and experiments/ [VAULT_RAG_ROOT]")
 	vault := fs.String("vault", vaultPath(), "the vault folder (only ever read) [VAULT_PATH]")
 	db := fs.String("db", dbPath(), "the index file; built in the background if missing [DB_PATH]")
 	watch := fs.Bool("watch", true, "watch the vault and reindex changed notes")
@@ -35,11 +34,8 @@ func cmdServe(ctx context.Context, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: vault-rag serve [flags]\n\nThe bearer token comes from VAULT_RAG_TOKEN only (a flag would show in ps).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2}
-	}
-	if fs.NArg() > 0 {
-		return exitError{code: 2, msg: fmt.Sprintf("vault-rag serve: unexpected argument %q", fs.Arg(0))}
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
 	}
 	level := slog.LevelInfo
 	if *verbose {
@@ -87,24 +83,6 @@ func cmdServe(ctx context.Context, args []string) error {
 		return s.ServeStdio(ctx, os.Stdin, protocolOut)
 	}
 	return s.ListenAndServe(ctx)
-}
-
-// serveConfigRoot is where configs/ lives: the working folder when it has one,
-// else the checkout the binary was built into (bin/..), so a client that
-// starts the server from elsewhere still finds configs/shipping.yaml.
-func serveConfigRoot() string {
-	if st, err := os.Stat("configs"); err == nil && st.IsDir() {
-		return "."
-	}
-	if exe, err := os.Executable(); err == nil {
-		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			dir := filepath.Dir(filepath.Dir(exe))
-			if st, err := os.Stat(filepath.Join(dir, "configs")); err == nil && st.IsDir() {
-				return dir
-			}
-		}
-	}
-	return "."
 }
 
 func serveList(s string) []string {

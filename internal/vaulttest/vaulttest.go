@@ -12,14 +12,20 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"testing"
 	"time"
 )
+
+// T is what the helpers need of a *testing.T (the package does not import
+// testing: bench and the load test use it in the binary).
+type T interface {
+	Helper()
+	Fatal(args ...any)
+}
 
 // WriteTree writes files (vault-relative slash paths → content) under root,
 // creating folders as needed, and sets every file's time to mtime so dates
 // taken from the file time are reproducible.
-func WriteTree(t testing.TB, root string, files map[string]string, mtime time.Time) {
+func WriteTree(t T, root string, files map[string]string, mtime time.Time) {
 	t.Helper()
 	for rel, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(rel))
@@ -146,7 +152,7 @@ func Digest(root string) (Tree, error) {
 }
 
 // MustDigest is Digest for a test: a tree it cannot read fails the test.
-func MustDigest(t testing.TB, root string) Tree {
+func MustDigest(t T, root string) Tree {
 	t.Helper()
 	d, err := Digest(root)
 	if err != nil {

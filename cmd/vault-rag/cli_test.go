@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
+)
+
+// Every command refuses what it does not take, before doing anything: a stray
+// argument (`vault-rag reindex ~/notes` must not index ./vault) and an
+// unknown flag, which for search is most often a query starting with a dash.
+func TestStrayArguments(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes")
+	if err := os.Mkdir(notes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "index", "vault.db")
+	for _, args := range [][]string{
+		{"reindex", notes},
+		{"reindex", "--incremental", "extra"},
+		{"eval", "demo"},
+		{"serve", "--transport", "stdio", "x"},
+		{"models", "list"},
+		{"models", "fetch", "all"},
+		{"bench", "now"},
+		{"gen", "--notes", "3", "--out", filepath.Join(dir, "gen"), "more"},
+	} {
+		r := run(t, dir, filepath.Join(dir, "no-vault"), db, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "unexpected argument") || r.stdout != "" {
+			t.Errorf("vault-rag %s: want exit 2 and \"unexpected argument\", got %s", strings.Join(args, " "), r)
+		}
+	}
+	if r := run(t, dir, "", db, "reindex", notes); !strings.Contains(r.stderr, "--vault "+notes) {
+		t.Errorf("a folder given to reindex should be pointed at --vault: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index")); err == nil {
+		t.Error("a refused command wrote an index")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gen")); err == nil {
+		t.Error("a refused gen wrote a vault")
+	}
+
+	r := run(t, dir, "", db, "search", "--background-primary")
+	if r.code != 2 || !strings.Contains(r.stderr, `"--" ends the flags`) || !strings.Contains(r.stderr, "vault-rag search -- --background-primary") {
+		t.Errorf("a query starting with a dash: want exit 2 and a word on --, got %s", r)
+	}
+}
+
+// `vault-rag --help` names every environment variable the program reads:
+// they are found in the source, so a new one cannot be left out.
+func TestHelpListsEverySetting(t *testing.T) {
+	read := map[string]string{} // name → where
+	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "data" || strings.HasPrefix(d.Name(), ".")) && p != repoRoot {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			name := ""
+			switch fn := call.Fun.(type) {
+			case *ast.SelectorExpr:
+				name = fn.Sel.Name
+			case *ast.Ident:
+				name = fn.Name
+			}
+			if name != "Getenv" && name != "LookupEnv" && name != "envOr" {
+				return true
+			}
+			if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if v, err := strconv.Unquote(lit.Value); err == nil {
+					read[v] = p
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read) < 5 {
+		t.Fatalf("found only %d settings in the source: %v", len(read), read)
+	}
+	r := mustRun(t, t.TempDir(), "", "", "--help")
+	for name, where := range read {
+		if name == "VAULT_RAG_BIN" { // the load test's own, not the program's
+			continue
+		}
+		if !strings.Contains(r.stdout, name) {
+			t.Errorf("--help does not list %s (read in %s)", name, where)
+		}
+	}
+}
+
+// A client that starts vault-rag from its own folder, with only VAULT_PATH
+// set, gets the checkout's data folder (models, ONNX Runtime, the index) and
+// configs/ from beside the binary, and search honours VAULT_RAG_CONFIG.
+func TestRunsFromAnotherFolder(t *testing.T) {
+	d := demoIndex(t)
+	co := filepath.Join(t.TempDir(), "checkout")
+	for _, sub := range []string{"bin", "data"} {
+		if err := os.MkdirAll(filepath.Join(co, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := vaulttest.CopyFile(binary(t), filepath.Join(co, "bin", "vault-rag"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := vaulttest.CopyTree(filepath.Join(repoRoot, "configs"), filepath.Join(co, "configs")); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"models", "lib"} {
+		if err := os.Symlink(filepath.Join(repoRoot, "data", sub), filepath.Join(co, "data", sub)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := vaulttest.CopyFile(d.db, filepath.Join(co, "data", "vault.db"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	runThere := func(extra []string, args ...string) (string, string, error) {
+		cmd := exec.Command(filepath.Join(co, "bin", "vault-rag"), args...)
+		cmd.Dir = elsewhere
+		for _, kv := range os.Environ() {
+			k, _, _ := strings.Cut(kv, "=")
+			if k == "VAULT_PATH" || k == "DB_PATH" || strings.HasPrefix(k, "VAULT_RAG_") || k == "ONNXRUNTIME_LIB" {
+				continue
+			}
+			cmd.Env = append(cmd.Env, kv)
+		}
+		cmd.Env = append(append(cmd.Env, "VAULT_PATH="+d.vault), extra...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		return stdout.String(), stderr.String(), err
+	}
+
+	out, stderr, err := runThere(nil, "models")
+	if err != nil || !strings.Contains(out, filepath.Join(co, "data", "models")) || !strings.Contains(out, "onnxruntime: "+filepath.Join(co, "data", "lib")) {
+		t.Errorf("models from another folder: %v\n%s%s", err, out, stderr)
+	}
+	for _, cfg := range []string{"", "keyword"} {
+		var extra []string
+		want := "shipping"
+		if cfg != "" {
+			extra, want = []string{"VAULT_RAG_CONFIG=" + cfg}, cfg
+		}
+		out, stderr, err := runThere(extra, "search", "--json", "--", "lease_ttl_ms")
+		if err != nil {
+			t.Fatalf("search from another folder (config %q): %v\n%s", cfg, err, stderr)
+		}
+		var res struct {
+			Config string
+			Notes  []struct{ Path string }
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("search --json: %v\n%s", err, out)
+		}
+		if res.Config != want || len(res.Notes) == 0 {
+			t.Errorf("search with VAULT_RAG_CONFIG=%q ran %q with %d notes, want %q with some", cfg, res.Config, len(res.Notes), want)
+		}
+	}
+}

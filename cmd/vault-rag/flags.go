@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/vault-rag/vault-rag/models"
+)
+
+// parseFlags parses a command's flags the same way for every command. A
+// command that takes no positional arguments (takesArgs false) refuses a stray
+// one: "vault-rag reindex ~/notes" must not quietly index ./vault. A flag the
+// command does not know is refused with a word on "--", which ends the flags:
+// a query that starts with a dash (a CSS variable, a flag being looked up)
+// is otherwise taken for one.
+func parseFlags(fs *flag.FlagSet, args []string, takesArgs bool) error {
+	name := "vault-rag " + fs.Name()
+	fs.SetOutput(io.Discard) // the messages below replace the flag package's
+	err := fs.Parse(args)
+	fs.SetOutput(os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return exitError{code: 2}
+	case err != nil:
+		msg := fmt.Sprintf("%s: %v", name, err)
+		if takesArgs {
+			msg += fmt.Sprintf("\n  \"--\" ends the flags: to search for text that starts with a dash, put it after --, e.g. %s -- --background-primary", name)
+		}
+		return exitError{code: 2, msg: msg + fmt.Sprintf("\n  run \"%s -h\" for its flags", name)}
+	case !takesArgs && fs.NArg() > 0:
+		msg := fmt.Sprintf("%s: unexpected argument %q: %s takes only flags", name, fs.Arg(0), fs.Name())
+		if st, err := os.Stat(fs.Arg(0)); err == nil && st.IsDir() {
+			msg += fmt.Sprintf(" (to use the folder %s as the vault, pass --vault %s or set VAULT_PATH)", fs.Arg(0), fs.Arg(0))
+		}
+		return exitError{code: 2, msg: msg + fmt.Sprintf("\n  run \"%s -h\" for its flags", name)}
+	}
+	return nil
+}
+
+// settings lists every environment variable vault-rag reads, for --help.
+const settings = `settings (environment, or a .env file in the working folder):
+  VAULT_PATH                 the vault folder, only ever read      (default ./vault)
+  DB_PATH                    the index file                        (default $VAULT_RAG_DATA/vault.db)
+  VAULT_RAG_DATA             models and libraries                  (default ./data if it exists, else the
+                             checkout's data/, else ../data beside the binary: bin/vault-rag -> data/)
+  ONNXRUNTIME_LIB            the ONNX Runtime library              (default $VAULT_RAG_DATA/lib/libonnxruntime.so)
+  VAULT_RAG_THREADS          intra-op threads per ONNX session     (default: the number of CPUs)
+  VAULT_RAG_EMBEDDER         the embedder indexes are built with   (default bge-small-en-v1.5)
+  VAULT_RAG_CONFIG           the configuration search and serve run (default shipping)
+  VAULT_RAG_ROOT             the folder holding configs/ and experiments/ (default . if it has configs/,
+                             else the checkout the binary sits in)
+  VAULT_RAG_TRANSPORT        serve: http or stdio                  (default http)
+  VAULT_RAG_ADDR             serve: HTTP listen address            (default 127.0.0.1:8848)
+  VAULT_RAG_TOKEN            serve: bearer token, required off loopback (never a flag: it would show in ps)
+  VAULT_RAG_ALLOWED_ORIGINS  serve: extra allowed Origin values, comma-separated
+  VAULT_RAG_ALLOWED_HOSTS    serve: extra allowed Host names, comma-separated`
+
+// configRoot is where configs/ lives: $VAULT_RAG_ROOT, else the working
+// folder when it has one, else the checkout the binary was built into
+// (bin/..), so a client that starts vault-rag from elsewhere still finds
+// configs/shipping.yaml.
+func configRoot() string {
+	if r := os.Getenv("VAULT_RAG_ROOT"); r != "" {
+		return r
+	}
+	if st, err := os.Stat("configs"); err == nil && st.IsDir() {
+		return "."
+	}
+	if dir := models.BesideExecutable("configs"); dir != "" {
+		return dir
+	}
+	return "."
+}
