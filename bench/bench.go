@@ -185,7 +185,7 @@ func scaleIndex(ctx context.Context, work string, n int, logf func(string, ...an
 	if _, err := os.Stat(filepath.Join(dir, "generated")); err != nil {
 		os.RemoveAll(v)
 		t0 := time.Now()
-		sum, err := gen.Generate(v, gen.Options{Notes: n, Seed: 1})
+		sum, err := gen.Generate(ctx, v, gen.Options{Notes: n, Seed: 1})
 		if err != nil {
 			return "", err
 		}
@@ -308,7 +308,7 @@ func incremental(ctx context.Context, emb index.Embedder, vault, work string) (t
 // throughput compares the indexer's embedding rate with the raw ONNX session's
 // on the same chunks.
 func throughput(ctx context.Context, res *Results, emb *models.Embedder, vault, work string, logf func(string, ...any)) error {
-	chunkTexts, err := index.ChunkTexts(vault, emb)
+	chunkTexts, err := index.ChunkTexts(ctx, vault, emb)
 	if err != nil {
 		return err
 	}

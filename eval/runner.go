@@ -121,7 +121,7 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 // from exactly these files exists: eval never uses an incremental build, whose
 // note ids (the last tie-break) depend on history.
 func EnsureIndex(ctx context.Context, emb index.Embedder, vaultPath, dbPath string, logf func(string, ...any)) (string, error) {
-	files, _, err := vault.Scan(vaultPath, vault.ScanOptions{})
+	files, _, err := vault.Scan(ctx, vaultPath, vault.ScanOptions{})
 	if err != nil {
 		return "", err
 	}

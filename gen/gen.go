@@ -10,6 +10,7 @@
 package gen
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +52,9 @@ type Summary struct {
 // if needed. It refuses a folder that is not empty unless opts.Force is set.
 // Besides the notes it writes templates/session-template.md and a
 // lint-report-YYYY-MM-DD.md at the root, both of which the indexer skips.
-func Generate(dir string, opts Options) (Summary, error) {
+// When ctx ends (Ctrl-C) it stops between notes and returns ctx's error;
+// what it wrote stays, and a run with Force completes it.
+func Generate(ctx context.Context, dir string, opts Options) (Summary, error) {
 	start := time.Now()
 	if opts.Notes < 1 {
 		return Summary{}, fmt.Errorf("generate: need at least one note, got %d", opts.Notes)
@@ -72,7 +75,7 @@ func Generate(dir string, opts Options) (Summary, error) {
 		}
 	}
 
-	bytes, err := p.writeNotes(dir, existing)
+	bytes, err := p.writeNotes(ctx, dir, existing)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -136,7 +139,7 @@ func prepareDir(dir string, force bool) (existing bool, err error) {
 // writeNotes renders and writes every note, on as many goroutines as there
 // are processors. Each note has its own random stream, so the order in which
 // they are written does not matter.
-func (p *plan) writeNotes(dir string, existing bool) (int64, error) {
+func (p *plan) writeNotes(ctx context.Context, dir string, existing bool) (int64, error) {
 	var (
 		next    atomic.Int64
 		total   atomic.Int64
@@ -154,6 +157,11 @@ func (p *plan) writeNotes(dir string, existing bool) (int64, error) {
 			for !failed.Load() {
 				i := int(next.Add(1) - 1)
 				if i >= len(p.notes) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errOnce.Do(func() { first = fmt.Errorf("generate: %w", err) })
+					failed.Store(true)
 					return
 				}
 				n := p.notes[i]

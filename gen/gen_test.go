@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -53,7 +54,7 @@ func treeHash(t testing.TB, root string) string {
 func generate(t testing.TB, notes int, seed uint64) (string, Summary) {
 	t.Helper()
 	dir := t.TempDir()
-	sum, err := Generate(dir, Options{Notes: notes, Seed: seed})
+	sum, err := Generate(context.Background(), dir, Options{Notes: notes, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ var vault600 = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, err = Generate(dir, Options{Notes: 600, Seed: 3})
+	_, err = Generate(context.Background(), dir, Options{Notes: 600, Seed: 3})
 	return dir, err
 })
 
@@ -84,7 +85,7 @@ func scanned(t *testing.T) (string, []vault.File, []vault.Skipped) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, skipped, err := vault.Scan(dir, vault.ScanOptions{})
+	files, skipped, err := vault.Scan(context.Background(), dir, vault.ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestClustersOfAboutFifty(t *testing.T) {
 	if len(ents) != work {
 		t.Errorf("%d folders under sessions/, want one per work cluster (%d)", len(ents), work)
 	}
-	files, _, err := vault.Scan(dir, vault.ScanOptions{})
+	files, _, err := vault.Scan(context.Background(), dir, vault.ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +362,7 @@ func TestRefusesNonEmptyFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := treeHash(t, dir)
-	_, err := Generate(dir, Options{Notes: 20, Seed: 1})
+	_, err := Generate(context.Background(), dir, Options{Notes: 20, Seed: 1})
 	if !errors.Is(err, ErrNotEmpty) {
 		t.Fatalf("Generate into a non-empty folder: err = %v, want ErrNotEmpty", err)
 	}
@@ -371,20 +372,20 @@ func TestRefusesNonEmptyFolder(t *testing.T) {
 
 	// With Force it writes its files and leaves the others alone; a second
 	// run gives the same files again.
-	if _, err := Generate(dir, Options{Notes: 20, Seed: 1, Force: true}); err != nil {
+	if _, err := Generate(context.Background(), dir, Options{Notes: 20, Seed: 1, Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if raw, err := os.ReadFile(mine); err != nil || string(raw) != "# Mine\n" {
 		t.Fatalf("mine.md after --force: %q, %v", raw, err)
 	}
 	first := treeHash(t, dir)
-	if _, err := Generate(dir, Options{Notes: 20, Seed: 1, Force: true}); err != nil {
+	if _, err := Generate(context.Background(), dir, Options{Notes: 20, Seed: 1, Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if treeHash(t, dir) != first {
 		t.Error("regenerating over the same vault changed it")
 	}
-	files, _, err := vault.Scan(dir, vault.ScanOptions{})
+	files, _, err := vault.Scan(context.Background(), dir, vault.ScanOptions{})
 	if err != nil || len(files) != 21 {
 		t.Errorf("Scan found %d notes (%v), want 20 and mine.md", len(files), err)
 	}
@@ -399,7 +400,7 @@ func TestForceDoesNotWriteThroughSymlinks(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(dir, "lint-report-"+dateString(numDays)+".md")); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
-	if _, err := Generate(dir, Options{Notes: 5, Seed: 1, Force: true}); err == nil {
+	if _, err := Generate(context.Background(), dir, Options{Notes: 5, Seed: 1, Force: true}); err == nil {
 		t.Error("Generate wrote over a symlink")
 	}
 	if raw, _ := os.ReadFile(victim); string(raw) != "keep me\n" {
@@ -422,7 +423,7 @@ func TestGenerateRejectsBadArguments(t *testing.T) {
 		{"no folder", "", Options{Notes: 1}},
 		{"a file", file, Options{Notes: 1, Force: true}},
 	} {
-		if _, err := Generate(tc.dir, tc.opts); err == nil {
+		if _, err := Generate(context.Background(), tc.dir, tc.opts); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
@@ -433,7 +434,7 @@ func BenchmarkGenerate3000(b *testing.B) {
 	var bytes int64
 	i := 0
 	for b.Loop() {
-		sum, err := Generate(filepath.Join(root, strconv.Itoa(i)), Options{Notes: 3000, Seed: 1})
+		sum, err := Generate(context.Background(), filepath.Join(root, strconv.Itoa(i)), Options{Notes: 3000, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -441,4 +442,21 @@ func BenchmarkGenerate3000(b *testing.B) {
 		i++
 	}
 	b.SetBytes(bytes)
+}
+
+// A cancelled context (Ctrl-C) stops the generator between notes.
+func TestGenerateStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := filepath.Join(t.TempDir(), "v")
+	if _, err := Generate(ctx, dir, Options{Notes: 500, Seed: 1}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Generate with a cancelled context: %v, want context.Canceled", err)
+	}
+	files, _, err := vault.Scan(context.Background(), dir, vault.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 0 {
+		t.Errorf("a cancelled Generate wrote %d notes", len(files))
+	}
 }

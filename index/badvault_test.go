@@ -120,7 +120,7 @@ func TestBadVault(t *testing.T) {
 	runtime.ReadMemStats(&m0)
 	stop := make(chan struct{})
 	opened := guardFIFO(fifo, stop)
-	files, _, err := vpkg.Scan(vault, vpkg.ScanOptions{})
+	files, _, err := vpkg.Scan(context.Background(), vault, vpkg.ScanOptions{})
 	runtime.ReadMemStats(&m1)
 	if err != nil {
 		t.Fatalf("Scan: %v", err)

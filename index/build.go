@@ -73,17 +73,17 @@ const embedBatch = 128
 // the existing file in one transaction. The vault is only read.
 func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error) {
 	start := time.Now()
-	files, skipped, err := vault.Scan(opts.VaultPath, opts.Scan)
+	files, skipped, err := vault.Scan(ctx, opts.VaultPath, opts.Scan)
 	if err != nil {
 		return Report{}, err
 	}
 	var rep Report
 	if opts.Incremental {
 		rep, err = buildIncremental(ctx, emb, opts, files)
-		if errors.Is(err, errNeedsFull) {
-			reason := strings.TrimPrefix(err.Error(), errNeedsFull.Error()+": ")
+		var full *needsFullError
+		if errors.As(err, &full) {
 			rep, err = buildFull(ctx, emb, opts, files)
-			rep.Fallback = reason
+			rep.Fallback = full.reason
 		}
 	} else {
 		rep, err = buildFull(ctx, emb, opts, files)
@@ -97,7 +97,15 @@ func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error)
 	return rep, nil
 }
 
-var errNeedsFull = errors.New("full build needed")
+// needsFullError says why an incremental build cannot run and a full one
+// must: the reason goes into Report.Fallback.
+type needsFullError struct{ reason string }
+
+func (e *needsFullError) Error() string { return "full build needed: " + e.reason }
+
+func needsFull(format string, args ...any) error {
+	return &needsFullError{reason: fmt.Sprintf(format, args...)}
+}
 
 // parsed is a note ready to be written: parsed, chunked, and its chunks' texts.
 type parsed struct {
@@ -134,8 +142,8 @@ func prepare(files []vault.File, emb Embedder) ([]parsed, []vault.Skipped, []vau
 // ChunkTexts returns the texts a full build of the vault would embed, in
 // order: what a benchmark hands the model directly to compare its rate with
 // the indexer's.
-func ChunkTexts(vaultPath string, emb Embedder) ([]string, error) {
-	files, _, err := vault.Scan(vaultPath, vault.ScanOptions{})
+func ChunkTexts(ctx context.Context, vaultPath string, emb Embedder) ([]string, error) {
+	files, _, err := vault.Scan(ctx, vaultPath, vault.ScanOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -281,15 +289,15 @@ func countTruncated(cs []vault.Chunk) int {
 func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, files []vault.File) (Report, error) {
 	rep := Report{Counts: Counts{Mode: "incremental"}}
 	if _, err := os.Stat(opts.DBPath); err != nil {
-		return rep, fmt.Errorf("%w: no index yet", errNeedsFull)
+		return rep, needsFull("no index yet")
 	}
 	db, err := openSQLite(opts.DBPath, false)
 	if err != nil {
-		return rep, fmt.Errorf("%w: %v", errNeedsFull, err)
+		return rep, needsFull("%v", err)
 	}
 	defer db.Close()
 	if err := checkCompatible(ctx, db, emb); err != nil {
-		return rep, fmt.Errorf("%w: %v", errNeedsFull, err)
+		return rep, needsFull("%v", err)
 	}
 
 	type existing struct {
@@ -299,7 +307,7 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 	old := map[string]existing{}
 	rows, err := db.QueryContext(ctx, `SELECT id, path, hash FROM notes`)
 	if err != nil {
-		return rep, fmt.Errorf("%w: %v", errNeedsFull, err)
+		return rep, needsFull("%v", err)
 	}
 	var maxID int64
 	for rows.Next() {
@@ -311,6 +319,10 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 		}
 		old[p] = e
 		maxID = max(maxID, e.id)
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return rep, fmt.Errorf("read the indexed notes: %w", err)
 	}
 	rows.Close()
 

@@ -735,7 +735,7 @@ func TestBuildIncrementalFallback(t *testing.T) {
 			build(t, newFake(), vault, dbPath, false)
 			tc.prep(t, dbPath)
 			emb := newFake()
-			emb.name = tc.emb
+			emb.ModelName = tc.emb
 			rep := build(t, emb, vault, dbPath, true)
 			if rep.Mode != "full" || !strings.Contains(rep.Fallback, tc.reason) {
 				t.Errorf("mode %q, fallback %q; want full because of %q", rep.Mode, rep.Fallback, tc.reason)

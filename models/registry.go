@@ -22,10 +22,26 @@ type Registry struct {
 	loads   atomic.Int64
 }
 
+// entry is one model's slot. Its lock is a channel so that a caller waiting
+// for another's load can give up when its context ends.
 type entry struct {
-	mu  sync.Mutex
-	val any
+	lock chan struct{} // holds one token while the slot is in use
+	val  any
 }
+
+func newEntry() *entry { return &entry{lock: make(chan struct{}, 1)} }
+
+// acquire takes the slot, or returns ctx's error if ctx ends first.
+func (e *entry) acquire(ctx context.Context) error {
+	select {
+	case e.lock <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (e *entry) release() { <-e.lock }
 
 // NewRegistry returns a registry over the models under dataDir, run by the ONNX
 // Runtime library lib.
@@ -54,23 +70,31 @@ func (r *Registry) Loaded(name string) bool {
 	if e == nil {
 		return false
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.acquire(context.Background())
+	defer e.release()
 	return e.val != nil
 }
 
-func (r *Registry) load(name string, open func(Spec, string) (any, error)) (any, error) {
+// load returns the loaded model, loading it on first use. A caller whose
+// context ends while it waits for the model (another caller's load, or its
+// own turn) gets ctx's error; a load under way is not interrupted.
+func (r *Registry) load(ctx context.Context, name string, open func(Spec, string) (any, error)) (any, error) {
 	r.mu.Lock()
 	e := r.entries[name]
 	if e == nil {
-		e = &entry{}
+		e = newEntry()
 		r.entries[name] = e
 	}
 	r.mu.Unlock()
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	if err := e.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer e.release()
 	if e.val != nil {
 		return e.val, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	spec, err := r.manifest.Lookup(name)
 	if err != nil {
@@ -93,7 +117,7 @@ func (r *Registry) Embedder(ctx context.Context, name string) (*Embedder, error)
 	if name == "" {
 		name = DefaultEmbedder
 	}
-	v, err := r.load(name, func(s Spec, dir string) (any, error) {
+	v, err := r.load(ctx, name, func(s Spec, dir string) (any, error) {
 		if s.Role != "embedder" {
 			return nil, fmt.Errorf("model %s is a %s, not an embedder", s.Name, s.Role)
 		}
@@ -110,7 +134,7 @@ func (r *Registry) CrossEncoder(ctx context.Context, name string) (*CrossEncoder
 	if name == "" {
 		name = DefaultCrossEncoder
 	}
-	v, err := r.load(name, func(s Spec, dir string) (any, error) {
+	v, err := r.load(ctx, name, func(s Spec, dir string) (any, error) {
 		if s.Role != "cross-encoder" {
 			return nil, fmt.Errorf("model %s is a %s, not a cross-encoder", s.Name, s.Role)
 		}
@@ -127,7 +151,7 @@ func (r *Registry) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, e := range r.entries {
-		e.mu.Lock()
+		e.acquire(context.Background())
 		switch v := e.val.(type) {
 		case *Embedder:
 			v.b.close()
@@ -135,7 +159,7 @@ func (r *Registry) Close() {
 			v.b.close()
 		}
 		e.val = nil
-		e.mu.Unlock()
+		e.release()
 	}
 }
 

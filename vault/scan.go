@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -42,8 +43,9 @@ type ScanOptions struct {
 // FolderReason and FileReason accept ("*.md" except under a top-level
 // "templates/" folder, in hidden folders, or named "lint-report-*.md"). Files that cannot be notes (binary, too large, unreadable,
 // symlinks leading outside the vault) are returned as Skipped, never as errors;
-// only a vault root that cannot be read is an error. Scan never writes.
-func Scan(root string, opts ScanOptions) ([]File, []Skipped, error) {
+// only a vault root that cannot be read, or ctx ending, is an error. Scan
+// never writes.
+func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped, error) {
 	maxBytes := opts.MaxBytes
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxNoteBytes
@@ -85,6 +87,9 @@ func Scan(root string, opts ScanOptions) ([]File, []Skipped, error) {
 		}
 		if rel == "." {
 			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err // Ctrl-C during the walk of a large vault
 		}
 		if d.IsDir() {
 			if r := FolderReason(rel); r != "" {

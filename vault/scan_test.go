@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"context"
+	"errors"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"os"
 	"path/filepath"
@@ -70,7 +72,7 @@ func scanVault(t *testing.T) string {
 func TestScanRules(t *testing.T) {
 	root := scanVault(t)
 	before := vaulttest.MustDigest(t, root)
-	files, skipped, err := Scan(root, ScanOptions{MaxBytes: 1024})
+	files, skipped, err := Scan(context.Background(), root, ScanOptions{MaxBytes: 1024})
 	if err != nil {
 		t.Fatalf("Scan: %v", err)
 	}
@@ -215,7 +217,7 @@ func TestScanDefaultMaxBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	big.Close()
-	files, skipped, err := Scan(root, ScanOptions{})
+	files, skipped, err := Scan(context.Background(), root, ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +248,7 @@ func TestScanRootErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			files, skipped, err := Scan(tc.root, ScanOptions{})
+			files, skipped, err := Scan(context.Background(), tc.root, ScanOptions{})
 			if err == nil {
 				t.Fatalf("Scan(%s) = %d files, %d skipped, nil error; want an error", tc.root, len(files), len(skipped))
 			}
@@ -266,11 +268,11 @@ func TestScanSymlinkedRoot(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	direct, _, err := Scan(real, ScanOptions{})
+	direct, _, err := Scan(context.Background(), real, ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	via, skipped, err := Scan(link, ScanOptions{})
+	via, skipped, err := Scan(context.Background(), link, ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +294,7 @@ func TestScanSkipsNamesThatAreNotUTF8(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "bad-\xff.md"), []byte("# bad\n"), 0o644); err != nil {
 		t.Skipf("this file system refuses the name: %v", err)
 	}
-	files, skipped, err := Scan(root, ScanOptions{})
+	files, skipped, err := Scan(context.Background(), root, ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,5 +303,17 @@ func TestScanSkipsNamesThatAreNotUTF8(t *testing.T) {
 	}
 	if len(skipped) != 1 || skipped[0].Path != "bad-\uFFFD.md" || !strings.Contains(skipped[0].Reason, "not valid UTF-8") || !strings.Contains(skipped[0].Reason, `\xff`) {
 		t.Errorf("skipped %+v, want bad-\uFFFD.md with a reason naming the byte", skipped)
+	}
+}
+
+// A cancelled context (Ctrl-C) stops the walk: an error, not a partial list.
+func TestScanStopsWhenCancelled(t *testing.T) {
+	root := t.TempDir()
+	vaulttest.WriteTree(t, root, map[string]string{"a.md": "# a\n", "b/c.md": "# c\n"}, testTime)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	files, _, err := Scan(ctx, root, ScanOptions{})
+	if !errors.Is(err, context.Canceled) || files != nil {
+		t.Errorf("Scan with a cancelled context: %d files, %v; want context.Canceled", len(files), err)
 	}
 }

@@ -35,7 +35,7 @@ func cmdGen(ctx context.Context, args []string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	sum, err := gen.Generate(*out, gen.Options{Notes: *notes, Seed: *seed, Force: *force})
+	sum, err := gen.Generate(ctx, *out, gen.Options{Notes: *notes, Seed: *seed, Force: *force})
 	if errors.Is(err, gen.ErrNotEmpty) {
 		return exitError{code: 1, msg: "vault-rag gen: " + err.Error()}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ func TestVaultNeverWritten(t *testing.T) {
 // wrong.)
 func seedEvalIndex(t *testing.T, d *demo) {
 	t.Helper()
-	files, _, err := vault.Scan(d.vault, vault.ScanOptions{})
+	files, _, err := vault.Scan(context.Background(), d.vault, vault.ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
