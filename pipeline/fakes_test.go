@@ -3,8 +3,8 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models/bow"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -44,19 +44,7 @@ var testNow = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 // writeFiles writes files (vault-relative path → content) under vault, with
 // the fixed file time.
 func writeFiles(vault string, files map[string]string) error {
-	for rel, content := range files {
-		p := filepath.Join(vault, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return err
-		}
-		if err := os.Chtimes(p, fileTime, fileTime); err != nil {
-			return err
-		}
-	}
-	return nil
+	return vaulttest.WriteFiles(vault, files, fileTime)
 }
 
 // openIndex indexes vault into dbPath with emb and opens it.
@@ -122,26 +110,26 @@ func paths(res *pipeline.Result) []string {
 	return out
 }
 
-// stageInfo is what the named stage reported.
-func stageInfo(t *testing.T, res *pipeline.Result, stage string) string {
+// stageStep returns what the named stage did.
+func stageStep(t *testing.T, res *pipeline.Result, stage string) pipeline.StageInfo {
 	t.Helper()
 	for _, s := range res.Stages {
 		if s.Stage == stage {
-			return s.Info
+			return s
 		}
 	}
 	t.Fatalf("no %s stage in %+v", stage, res.Stages)
-	return ""
+	return pipeline.StageInfo{}
+}
+
+// stageInfo returns the named stage's line for people.
+func stageInfo(t *testing.T, res *pipeline.Result, stage string) string {
+	t.Helper()
+	return stageStep(t, res, stage).Info
 }
 
 // stageOutcome returns how the named stage's scope search ended.
 func stageOutcome(t *testing.T, res *pipeline.Result, stage string) stages.Outcome {
 	t.Helper()
-	for _, s := range res.Stages {
-		if s.Stage == stage {
-			return s.Outcome
-		}
-	}
-	t.Fatalf("no %s stage in %+v", stage, res.Stages)
-	return ""
+	return stageStep(t, res, stage).Outcome
 }

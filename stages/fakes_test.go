@@ -3,8 +3,8 @@ package stages_test
 import (
 	"context"
 	"fmt"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models/bow"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -40,18 +40,7 @@ func buildEnv(t *testing.T, files map[string]string) *stages.Env {
 	t.Helper()
 	dir := t.TempDir()
 	vault := filepath.Join(dir, "vault")
-	for rel, content := range files {
-		p := filepath.Join(vault, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(p, fileTime, fileTime); err != nil {
-			t.Fatal(err)
-		}
-	}
+	vaulttest.WriteTree(t, vault, files, fileTime)
 	ctx := context.Background()
 	dbPath := filepath.Join(dir, "vault.db")
 	if _, err := index.Build(ctx, fakeBow, index.BuildOptions{VaultPath: vault, DBPath: dbPath}); err != nil {

@@ -2,7 +2,7 @@ package stages_test
 
 import (
 	"context"
-	"os"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,15 +26,7 @@ func fuzzIndex(f *testing.F) *index.DB {
 		"quotes/d.md":    "# D\n\n\"quoted\" 'single' `code` (paren) [[Alpha]]",
 		"numbers/e 1.md": "# E\n\n123 4.5 6e7 0x1f",
 	}
-	for rel, content := range files {
-		p := filepath.Join(vault, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			f.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			f.Fatal(err)
-		}
-	}
+	vaulttest.WriteTree(f, vault, files, fileTime)
 	ctx := context.Background()
 	dbPath := filepath.Join(dir, "vault.db")
 	if _, err := index.Build(ctx, fakeBow, index.BuildOptions{VaultPath: vault, DBPath: dbPath}); err != nil {

@@ -146,14 +146,7 @@ func TestRunsFromAnotherFolder(t *testing.T) {
 	runThere := func(extra []string, args ...string) (string, string, error) {
 		cmd := exec.Command(filepath.Join(co, "bin", "vault-rag"), args...)
 		cmd.Dir = elsewhere
-		for _, kv := range os.Environ() {
-			k, _, _ := strings.Cut(kv, "=")
-			if k == "VAULT_PATH" || k == "DB_PATH" || strings.HasPrefix(k, "VAULT_RAG_") || k == "ONNXRUNTIME_LIB" {
-				continue
-			}
-			cmd.Env = append(cmd.Env, kv)
-		}
-		cmd.Env = append(append(cmd.Env, "VAULT_PATH="+d.vault), extra...)
+		cmd.Env = append(append(cleanEnv(), "VAULT_PATH="+d.vault), extra...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()

@@ -136,14 +136,7 @@ func command(t *testing.T, dir, vault, db string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	cmd.Dir = dir
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "VAULT_PATH" || k == "DB_PATH" || strings.HasPrefix(k, "VAULT_RAG_") || k == "ONNXRUNTIME_LIB" {
-			continue
-		}
-		cmd.Env = append(cmd.Env, kv)
-	}
-	cmd.Env = append(cmd.Env, "VAULT_RAG_DATA="+dataDir(t))
+	cmd.Env = append(cleanEnv(), "VAULT_RAG_DATA="+dataDir(t))
 	if vault != "" {
 		cmd.Env = append(cmd.Env, "VAULT_PATH="+vault)
 	}
@@ -151,6 +144,19 @@ func command(t *testing.T, dir, vault, db string, args ...string) *exec.Cmd {
 		cmd.Env = append(cmd.Env, "DB_PATH="+db)
 	}
 	return cmd
+}
+
+// cleanEnv is the test process's environment without any vault-rag setting.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "VAULT_PATH" || k == "DB_PATH" || strings.HasPrefix(k, "VAULT_RAG_") || k == "ONNXRUNTIME_LIB" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
 }
 
 // run runs the binary to its end.

@@ -22,41 +22,57 @@ type T interface {
 	Fatal(args ...any)
 }
 
-// WriteTree writes files (vault-relative slash paths → content) under root,
-// creating folders as needed, and sets every file's time to mtime so dates
-// taken from the file time are reproducible.
-func WriteTree(t T, root string, files map[string]string, mtime time.Time) {
-	t.Helper()
+// WriteFiles writes files (vault-relative slash paths → content) under
+// root, creating folders as needed, and sets every file's time to mtime so
+// dates taken from the file time are reproducible.
+func WriteFiles(root string, files map[string]string, mtime time.Time) error {
 	for rel, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if err := os.Chtimes(p, mtime, mtime); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
+	return nil
+}
+
+// WriteTree is WriteFiles for a test: a file it cannot write fails the test.
+func WriteTree(t T, root string, files map[string]string, mtime time.Time) {
+	t.Helper()
+	if err := WriteFiles(root, files, mtime); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// walk calls fn for every entry under root, the root first, without
+// following symlinks: its path, its root-relative path and its Lstat.
+func walk(root string, fn func(p, rel string, fi fs.FileInfo) error) error {
+	return filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		return fn(p, rel, fi)
+	})
 }
 
 // CopyTree copies the folder src to dst: files with their permission bits and
 // modification times, symlinks recreated as they are. src is only read.
 func CopyTree(src, dst string) error {
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
+	err := walk(src, func(p, rel string, fi fs.FileInfo) error {
 		to := filepath.Join(dst, rel)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
 			target, err := os.Readlink(p)
@@ -114,24 +130,15 @@ type Tree map[string]Entry
 // size, modification time, content hash and link target.
 func Digest(root string) (Tree, error) {
 	out := Tree{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
+	err := walk(root, func(p, rel string, fi fs.FileInfo) error {
 		e := Entry{Mode: fi.Mode(), Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
-			if e.Link, err = os.Readlink(p); err != nil {
+			target, err := os.Readlink(p)
+			if err != nil {
 				return err
 			}
+			e.Link = target
 		case fi.IsDir():
 			e.Size = 0 // file system dependent; the modification time says if an entry came or went
 		case fi.Mode().IsRegular():
