@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -74,4 +75,11 @@ func configRoot() string {
 		return dir
 	}
 	return "."
+}
+
+// printJSON prints a command's result as indented JSON on stdout (--json).
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -41,9 +40,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(rep)
 	}
 	printReport(os.Stdout, rep, *db)
 	return nil
