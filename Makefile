@@ -65,7 +65,7 @@ bench: setup build
 
 ## fuzz: run each fuzz target briefly (FUZZTIME each, one after another); seeds live in */testdata/fuzz/
 FUZZTIME ?= 10s
-FUZZ_TARGETS := index:FuzzParseNote index:FuzzChunkNote index:FuzzExtractLinks stages:FuzzMatchExpr pipeline:FuzzParseConfig pipeline:FuzzQuery
+FUZZ_TARGETS := vault:FuzzParseNote vault:FuzzChunkNote vault:FuzzExtractLinks stages:FuzzMatchExpr pipeline:FuzzParseConfig pipeline:FuzzQuery
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; \
