@@ -609,19 +609,25 @@ func TestNonLoopbackNeedsToken(t *testing.T) {
 	}
 }
 
-// TestStdioBinary runs the real binary over stdio and checks that stdout
-// carries protocol messages and nothing else.
-func TestStdioBinary(t *testing.T) {
+// buildBinary builds vault-rag into bin.
+func buildBinary(t *testing.T, bin string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	needModels(t)
-	bin := filepath.Join(t.TempDir(), "vault-rag")
 	build := exec.Command("go", "build", "-tags=sqlite_fts5", "-o", bin, "./cmd/vault-rag")
 	build.Dir = fx.repoRoot
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+}
+
+// TestStdioBinary runs the real binary over stdio and checks that stdout
+// carries protocol messages and nothing else.
+func TestStdioBinary(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "vault-rag")
+	buildBinary(t, bin)
 	data, err := filepath.Abs(fx.reg.DataDir())
 	if err != nil {
 		t.Fatal(err)
@@ -630,6 +636,54 @@ func TestStdioBinary(t *testing.T) {
 	cmd.Dir = t.TempDir() // no .env, no configs/: everything from the environment
 	cmd.Env = append(os.Environ(), "VAULT_PATH="+fx.vault, "DB_PATH="+fx.db, "VAULT_RAG_DATA="+data,
 		"VAULT_RAG_ROOT="+fx.configs, "VAULT_RAG_CONFIG=test-hybrid")
+	serveStdio(t, cmd, "test-hybrid")
+}
+
+// TestStdioFromAnotherFolder is how an MCP client starts the server: the
+// binary of a built checkout, from the client's own folder, with VAULT_PATH
+// the only setting. The data folder (models, ONNX Runtime, vault.db) and
+// configs/ are found beside the binary.
+func TestStdioFromAnotherFolder(t *testing.T) {
+	co := filepath.Join(t.TempDir(), "checkout")
+	buildBinary(t, filepath.Join(co, "bin", "vault-rag"))
+	data, err := filepath.Abs(fx.reg.DataDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"models", "lib"} {
+		if err := os.MkdirAll(filepath.Join(co, "data"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(data, sub), filepath.Join(co, "data", sub)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := vaulttest.CopyFile(fx.db, filepath.Join(co, "data", "vault.db"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := vaulttest.CopyTree(filepath.Join(fx.configs, "configs"), filepath.Join(co, "configs")); err != nil {
+		t.Fatal(err)
+	}
+	shipping := "name: shipping\ndescription: the tests' shipping configuration\nstages:\n  - keyword: {limit: 40}\n  - vector: {limit: 40}\n  - rrf: {k: 60, limit: 30}\n"
+	if err := os.WriteFile(filepath.Join(co, "configs", "shipping.yaml"), []byte(shipping), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(co, "bin", "vault-rag"), "serve", "--transport", "stdio", "--watch=false")
+	cmd.Dir = t.TempDir()
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "DB_PATH" && k != "ONNXRUNTIME_LIB" && !strings.HasPrefix(k, "VAULT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "VAULT_PATH="+fx.vault)
+	serveStdio(t, cmd, "shipping")
+}
+
+// serveStdio starts cmd (a `vault-rag serve --transport stdio`), searches
+// and reads through it, expecting the configuration wantConfig, and checks
+// that stdout carried protocol messages only and that it exits on EOF.
+func serveStdio(t *testing.T, cmd *exec.Cmd, wantConfig string) {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -666,12 +720,12 @@ func TestStdioBinary(t *testing.T) {
 	initialize(t, c)
 	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil || len(res.Tools) != 5 {
-		t.Fatalf("tools/list: %v %v", res, err)
+		t.Fatalf("tools/list: %v %v\n%s", res, err, stderr.String())
 	}
 	var out searchOut
 	callOK(t, c, ToolSearch, map[string]any{"query": "lease expiry storm"}, &out)
-	if len(out.Notes) == 0 || out.Config != "test-hybrid" {
-		t.Errorf("search over the binary: %+v", out)
+	if len(out.Notes) == 0 || out.Config != wantConfig {
+		t.Errorf("search over the binary: %+v, want configuration %s", out, wantConfig)
 	}
 	if msg := callErr(t, c, ToolRead, map[string]any{"path": "../etc/passwd"}); !strings.Contains(msg, `".."`) {
 		t.Errorf("read refusal: %q", msg)
