@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -138,6 +140,9 @@ func TestSnapshotFollowsTheScanRules(t *testing.T) {
 		"a.md": "# a", "sub/b.MD": "# b", "lint-report-2026-03-01.md": "# lint", "templates/t.md": "# t",
 		".obsidian/x.md": "# x", "sub/.hidden.md": "# h", "notes.txt": "text",
 	}, when)
+	if err := os.WriteFile(filepath.Join(root, "bad-\xff.md"), []byte("# bad"), 0o644); err != nil {
+		t.Logf("this file system refuses a name that is not UTF-8 (%v); not checked", err)
+	}
 	snap, err := snapshot(root)
 	if err != nil {
 		t.Fatal(err)

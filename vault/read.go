@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // ErrRefused marks a note path refused before anything was opened.
@@ -28,6 +27,7 @@ var refusals = map[string]string{
 	reasonNotMarkdown:  "is not a markdown note (.md)",
 	reasonHiddenFile:   "is a hidden file, not a note",
 	reasonLintReport:   "is a lint report, not a note",
+	reasonBadName:      "is not valid UTF-8, and no note is indexed under such a name",
 }
 
 // CleanNotePath checks a vault-relative note path from a client and returns it
@@ -75,9 +75,6 @@ func CleanNotePath(p string) (string, error) {
 	clean := path.Clean(p)
 	if clean == "." {
 		return "", fmt.Errorf("%w: path %q names the vault root, not a note", ErrRefused, p)
-	}
-	if !utf8.ValidString(clean) {
-		return refuse(p, "is not valid UTF-8, and no note is indexed under such a name")
 	}
 	if r := PathReason(clean); r != "" {
 		return refuse(p, refusals[r])

@@ -3,6 +3,7 @@ package vault
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // The rules for which files of a vault are notes live here, once: the
@@ -36,7 +37,7 @@ func FolderReason(rel string) string {
 // FileReason says why the file rel (vault-relative, slash-separated) is not a
 // note by its name alone, or "" when it may be one: it must end in .md (any
 // case), not be hidden, not be a lint report (lint-report-*.md) and have a
-// name that is valid UTF-8, so the path stored is the path on disk. The
+// path that is valid UTF-8, so the path stored is the path on disk. The
 // folders above it are FolderReason's.
 func FileReason(rel string) string {
 	base := path.Base(rel)
@@ -47,6 +48,10 @@ func FileReason(rel string) string {
 		return reasonHiddenFile
 	case strings.HasPrefix(base, "lint-report-"):
 		return reasonLintReport
+	case !utf8.ValidString(rel):
+		// Stored under a repaired name, the note could not be opened again
+		// (vault_read would look for a file that is not there).
+		return reasonBadName
 	}
 	return ""
 }

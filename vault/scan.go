@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // DefaultMaxNoteBytes is the largest file read as a note. Larger files are
@@ -41,10 +40,11 @@ type ScanOptions struct {
 
 // Scan walks a vault and returns its notes' files in path order: every file
 // FolderReason and FileReason accept ("*.md" except under a top-level
-// "templates/" folder, in hidden folders, or named "lint-report-*.md"). Files that cannot be notes (binary, too large, unreadable,
-// symlinks leading outside the vault) are returned as Skipped, never as errors;
-// only a vault root that cannot be read, or ctx ending, is an error. Scan
-// never writes.
+// "templates/" folder, in hidden folders, or named "lint-report-*.md").
+// Files that cannot be notes (binary, too large, unreadable, symlinks leading
+// outside the vault, names that are not UTF-8) are returned as Skipped, never
+// as errors; only a vault root that cannot be read, or ctx ending, is an
+// error. Scan never writes.
 func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped, error) {
 	maxBytes := opts.MaxBytes
 	if maxBytes <= 0 {
@@ -101,15 +101,12 @@ func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped
 			return nil
 		}
 		if r := FileReason(rel); r != "" {
-			if !quiet(r) {
+			switch {
+			case r == reasonBadName: // the reason shows the real bytes
+				skip(strings.ToValidUTF8(rel, "\uFFFD"), fmt.Sprintf("%s (%+q); rename the file", r, rel))
+			case !quiet(r):
 				skip(rel, r)
 			}
-			return nil
-		}
-		if !utf8.ValidString(rel) {
-			// Stored under a repaired name, the note could not be opened
-			// again (vault_read would look for a file that is not there).
-			skip(strings.ToValidUTF8(rel, "\uFFFD"), fmt.Sprintf("%s (%+q); rename the file", reasonBadName, rel))
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
