@@ -211,7 +211,7 @@ func TestPercentile(t *testing.T) {
 	}{
 		{nil, 50, 0},
 		{ms(7), 50, 7 * time.Millisecond},
-		{ms(4, 1, 3, 2), 50, 2 * time.Millisecond},   // rank ⌈2⌉ = 2
+		{ms(4, 1, 3, 2), 50, 2 * time.Millisecond},    // rank ⌈2⌉ = 2
 		{ms(5, 1, 4, 2, 3), 50, 3 * time.Millisecond}, // rank ⌈2.5⌉ = 3
 		// rank ⌈1.4⌉ = 2: rounding to the nearest (1) would put fewer than
 		// 14% of the values at or below it.

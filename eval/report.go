@@ -109,20 +109,23 @@ func compareRows(cs []Comparison) ([]string, [][]string) {
 // PrintTables writes the terminal tables of one dataset.
 func PrintTables(w io.Writer, r *DatasetRun, reference string) {
 	fmt.Fprintf(w, "\n%s: %d queries, %d notes, %d chunks\n", r.Dataset.Name, len(r.Dataset.Queries), r.Notes, r.Chunks)
-	table := func(head []string, rows [][]string) {
-		if head == nil {
-			return
-		}
-		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-		t.Header(toAny(head)...)
-		for _, row := range rows {
-			t.Append(toAny(row)...)
-		}
-		t.Render()
-	}
+	table := func(head []string, rows [][]string) { printTable(w, head, rows) }
 	table(summaryRows(r))
 	table(kindRows(r))
 	table(compareRows(Comparisons(r, reference)))
+}
+
+// printTable writes a terminal table; nothing when head is nil.
+func printTable(w io.Writer, head []string, rows [][]string) {
+	if head == nil {
+		return
+	}
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header(toAny(head)...)
+	for _, row := range rows {
+		t.Append(toAny(row)...)
+	}
+	t.Render()
 }
 
 func toAny(ss []string) []any {
@@ -173,13 +176,21 @@ func WriteReport(dir string, r *DatasetRun, reference string) error {
 	if err := latencyChart(filepath.Join(dir, name+"-latency.png"), r); err != nil {
 		return err
 	}
+	charts, err := writeDatasetCharts(dir, r, reference)
+	if err != nil {
+		return err
+	}
 	f, err := os.Create(filepath.Join(dir, name+".md"))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "# %s\n\n%d queries, %d notes, %d chunks (index stamp %s). Source: `%s`.\n\n", name, len(r.Dataset.Queries), r.Notes, r.Chunks, short(r.Stamp), r.Dataset.Source)
-	fmt.Fprintf(f, "![quality](%s-quality.png)\n![latency](%s-latency.png)\n\n## Measures\n\n", name, name)
+	fmt.Fprintf(f, "![quality](%s-quality.png)\n![latency](%s-latency.png)\n", name, name)
+	for _, c := range charts {
+		fmt.Fprintf(f, "![%s](%s)\n", strings.TrimSuffix(c, ".png"), c)
+	}
+	fmt.Fprintf(f, "\n## Measures\n\n")
 	MarkdownTables(f, r, reference)
 	cs := Comparisons(r, reference)
 	if len(cs) > 0 {
