@@ -61,8 +61,7 @@ func tradeoffChart(path, title, scoreName string, pts []TradeoffPoint) error {
 	p.Y.Label.Text = scoreName
 	lo, hi := math.Inf(1), 0.0
 	minScore := 1.0
-	var front, rest plotter.XYs
-	var labels plotter.XYLabels
+	var front, rest, all plotter.XYs
 	for i, pt := range pts {
 		x := math.Max(float64(pt.P50.Microseconds())/1000, 0.01)
 		lo, hi = math.Min(lo, x), math.Max(hi, x)
@@ -73,11 +72,11 @@ func tradeoffChart(path, title, scoreName string, pts []TradeoffPoint) error {
 		} else {
 			rest = append(rest, xy)
 		}
-		labels.XYs = append(labels.XYs, xy)
-		labels.Labels = append(labels.Labels, fmt.Sprintf("%s %.4f", pt.Label, pt.Score))
+		all = append(all, xy)
 	}
 	// A score axis ends at 1; it starts at the tenth below the lowest point.
 	p.Y.Min, p.Y.Max = math.Max(0, math.Floor(minScore*10-0.5)/10), 1
+	p.Y.Tick.Marker = scoreTicks{}
 	if hi/lo > 20 {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -86,6 +85,7 @@ func tradeoffChart(path, title, scoreName string, pts []TradeoffPoint) error {
 		pad := math.Max((hi-lo)*0.1, 0.5)
 		p.X.Min, p.X.Max = math.Max(0, lo-pad), hi+(hi-lo)*0.6+pad*2 // room for labels
 	}
+	labels := clusterLabels(pts, all, hi/lo > 20, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
 	sort.Slice(front, func(i, j int) bool { return front[i].X < front[j].X })
 	if len(front) > 1 {
 		// The frontier as a staircase: a configuration buys its score at
@@ -131,13 +131,78 @@ func tradeoffChart(path, title, scoreName string, pts []TradeoffPoint) error {
 	}
 	for i := range lb.TextStyle {
 		lb.TextStyle[i].Font.Size = vg.Points(8)
-		lb.TextStyle[i].YAlign = -0.5
+		// The first line level with the point, the others below it.
+		lb.TextStyle[i].YAlign = draw.YAlignment(-1 + 0.5/float64(strings.Count(labels.Labels[i], "\n")+1))
 		lb.TextStyle[i].XAlign = 0
 	}
 	lb.Offset = vg.Point{X: vg.Points(5), Y: 0}
 	p.Add(lb)
 	p.Add(plotter.NewGrid())
 	return saveWithLegend(p, legend, names, 18*vg.Centimeter, 11*vg.Centimeter, path)
+}
+
+// scoreTicks labels a score axis every 0.1, up to and including 1.
+type scoreTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (scoreTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for i := int(math.Ceil(lo*10 - 1e-9)); float64(i) <= hi*10+1e-9; i++ {
+		out = append(out, plot.Tick{Value: float64(i) / 10, Label: fmt.Sprintf("%.1f", float64(i)/10)})
+	}
+	return out
+}
+
+// clusterLabels gives points that would print over each other one label,
+// a line per configuration (best first), anchored at the best of them.
+func clusterLabels(pts []TradeoffPoint, xys plotter.XYs, logX bool, x0, x1, y0, y1 float64) plotter.XYLabels {
+	norm := func(xy plotter.XY) (float64, float64) {
+		x := (xy.X - x0) / (x1 - x0)
+		if logX {
+			x = (math.Log(xy.X) - math.Log(x0)) / (math.Log(x1) - math.Log(x0))
+		}
+		return x, (xy.Y - y0) / (y1 - y0)
+	}
+	order := make([]int, len(pts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return pts[order[a]].Score > pts[order[b]].Score })
+	var anchors []int
+	members := map[int][]int{}
+	for _, i := range order {
+		xi, yi := norm(xys[i])
+		joined := false
+		for _, a := range anchors {
+			xa, ya := norm(xys[a])
+			// A label is about a fifth of the width and a line high; the
+			// anchor's lines grow downwards.
+			lines := float64(len(members[a]))
+			if math.Abs(xi-xa) < 0.2 && ya-yi < 0.045*lines+0.02 && yi-ya < 0.03 {
+				members[a] = append(members[a], i)
+				joined = true
+				break
+			}
+		}
+		if !joined {
+			anchors = append(anchors, i)
+			members[i] = []int{i}
+		}
+	}
+	var out plotter.XYLabels
+	for _, a := range anchors {
+		var lines []string
+		for _, m := range members[a] {
+			lines = append(lines, fmt.Sprintf("%s %.4f (%.1f ms)", pts[m].Label, pts[m].Score, float64(pts[m].P50.Microseconds())/1000))
+		}
+		at := xys[a]
+		for _, m := range members[a] {
+			at.X = math.Max(at.X, xys[m].X) // clear of every member's dot
+		}
+		out.XYs = append(out.XYs, at)
+		out.Labels = append(out.Labels, strings.Join(lines, "\n"))
+	}
+	return out
 }
 
 // saveWithLegend draws the plot with its legend in a strip to the right, so
@@ -276,14 +341,6 @@ func deltaChart(path, dataset string, base, other *ConfigRun) error {
 	}
 	lb.Offset = vg.Point{X: 0, Y: 0}
 	p.Add(lb)
-	// The labels sit just past the bar ends: shift them by a few points.
-	for i, r := range rows {
-		if r.v > 0 {
-			labels.XYs[i].X += m * 0.02
-		} else {
-			labels.XYs[i].X -= m * 0.02
-		}
-	}
 	p.NominalY(names...)
 	p.Add(plotter.NewGrid())
 	return p.Save(16*vg.Centimeter, vg.Length(70)+vg.Points(11)*vg.Length(len(rows)), path)
