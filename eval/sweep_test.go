@@ -346,11 +346,9 @@ func tinyBEIR(t *testing.T) string {
 }
 
 // TestRunSweepEndToEnd runs a small grid over the demo vault and a tiny BEIR
-// collection, indexed with the bag-of-words embedder, and writes the winner.
+// collection, indexed with the bag-of-words embedder (a few seconds, so it
+// runs under -short too), and writes the winner.
 func TestRunSweepEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("indexes two datasets")
-	}
 	ctx := context.Background()
 	demo, err := LoadDemo(repoRoot)
 	if err != nil {
