@@ -153,10 +153,19 @@ func (r *SweepResult) WinnerYAML() ([]byte, error) {
 	fmt.Fprintf(&h, "Written by `vault-rag eval --sweep %s`: the best of %d settings of %s\n", filepath.ToSlash(sw.File), len(r.Points), filepath.ToSlash(sw.BaseFile))
 	fmt.Fprintf(&h, "by mean nDCG@10 over %s.\n", r.datasetNames())
 	fmt.Fprintf(&h, "Setting: %s\n", w.Label(sw))
-	fmt.Fprintf(&h, "nDCG@10 in-sample (chosen on these queries): %s\n", r.perDataset(func(d int) float64 { return r.DatasetMean(d, r.Winner) }, r.InSample[r.Winner]))
-	fmt.Fprintf(&h, "nDCG@10 %d-fold cross-validated (seed %d):     %s\n", sw.Folds, sw.Seed, r.perDataset(func(d int) float64 { return r.CV.Estimate[d] }, r.CV.Macro))
 	bm, bper := r.BaseMean()
-	fmt.Fprintf(&h, "nDCG@10 of the base (%s):%s%s\n", sw.Base.Name, strings.Repeat(" ", max(1, 27-len(sw.Base.Name))), r.perDataset(func(d int) float64 { return bper[d] }, bm))
+	rows := [][2]string{
+		{"in-sample (chosen on these queries)", r.perDataset(func(d int) float64 { return r.DatasetMean(d, r.Winner) }, r.InSample[r.Winner])},
+		{fmt.Sprintf("%d-fold cross-validated (seed %d)", sw.Folds, sw.Seed), r.perDataset(func(d int) float64 { return r.CV.Estimate[d] }, r.CV.Macro)},
+		{"of the base (" + sw.Base.Name + ")", r.perDataset(func(d int) float64 { return bper[d] }, bm)},
+	}
+	width := 0
+	for _, row := range rows {
+		width = max(width, len(row[0]))
+	}
+	for _, row := range rows {
+		fmt.Fprintf(&h, "nDCG@10 %-*s  %s\n", width+1, row[0]+":", row[1])
+	}
 	h.WriteString("Expect the cross-validated figure elsewhere: the in-sample one is tuned on the queries it is measured on.")
 	desc := fmt.Sprintf("%s with %s (sweep %s winner)", sw.Base.Name, w.Label(sw), sw.Name)
 	return sw.Experiment(w, r.ExperimentName(), desc, h.String())
