@@ -85,7 +85,33 @@ func tradeoffChart(path, title, scoreName string, pts []TradeoffPoint) error {
 		pad := math.Max((hi-lo)*0.1, 0.5)
 		p.X.Min, p.X.Max = math.Max(0, lo-pad), hi+(hi-lo)*0.6+pad*2 // room for labels
 	}
-	labels := clusterLabels(pts, all, hi/lo > 20, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
+	// On the plot only the frontier is named (its points spread along both
+	// axes); the key beside the plot lists every configuration.
+	var fpts []TradeoffPoint
+	var fxys plotter.XYs
+	for i := range pts {
+		if on[i] {
+			fpts, fxys = append(fpts, pts[i]), append(fxys, all[i])
+		}
+	}
+	labels := clusterLabels(fpts, fxys, hi/lo > 20, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
+	order := make([]int, len(pts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return pts[order[a]].Score > pts[order[b]].Score })
+	key := []string{"", "nDCG@10 · p50 ms · name"}
+	if scoreName != "nDCG@10" {
+		key[1] = "score · p50 ms · name"
+	}
+	for _, i := range order {
+		mark := "  "
+		if on[i] {
+			mark = "* "
+		}
+		key = append(key, fmt.Sprintf("%s%.4f  %6.1f  %s", mark, pts[i].Score, float64(pts[i].P50.Microseconds())/1000, pts[i].Label))
+	}
+	key = append(key, "", "* on the frontier")
 	sort.Slice(front, func(i, j int) bool { return front[i].X < front[j].X })
 	if len(front) > 1 {
 		// The frontier as a staircase: a configuration buys its score at
@@ -131,14 +157,13 @@ func tradeoffChart(path, title, scoreName string, pts []TradeoffPoint) error {
 	}
 	for i := range lb.TextStyle {
 		lb.TextStyle[i].Font.Size = vg.Points(8)
-		// The first line level with the point, the others below it.
-		lb.TextStyle[i].YAlign = draw.YAlignment(-1 + 0.5/float64(strings.Count(labels.Labels[i], "\n")+1))
+		lb.TextStyle[i].YAlign = -0.5
 		lb.TextStyle[i].XAlign = 0
 	}
 	lb.Offset = vg.Point{X: vg.Points(5), Y: 0}
 	p.Add(lb)
 	p.Add(plotter.NewGrid())
-	return saveWithLegend(p, legend, names, 18*vg.Centimeter, 11*vg.Centimeter, path)
+	return saveWithLegend(p, legend, names, key, 18*vg.Centimeter, 11*vg.Centimeter, path)
 }
 
 // scoreTicks labels a score axis every 0.1, up to and including 1.
@@ -153,8 +178,8 @@ func (scoreTicks) Ticks(lo, hi float64) []plot.Tick {
 	return out
 }
 
-// clusterLabels gives points that would print over each other one label,
-// a line per configuration (best first), anchored at the best of them.
+// clusterLabels gives points that would print over each other one label
+// naming them all (best first), beside the rightmost of them.
 func clusterLabels(pts []TradeoffPoint, xys plotter.XYs, logX bool, x0, x1, y0, y1 float64) plotter.XYLabels {
 	norm := func(xy plotter.XY) (float64, float64) {
 		x := (xy.X - x0) / (x1 - x0)
@@ -175,10 +200,8 @@ func clusterLabels(pts []TradeoffPoint, xys plotter.XYs, logX bool, x0, x1, y0, 
 		joined := false
 		for _, a := range anchors {
 			xa, ya := norm(xys[a])
-			// A label is about a fifth of the width and a line high; the
-			// anchor's lines grow downwards.
-			lines := float64(len(members[a]))
-			if math.Abs(xi-xa) < 0.2 && ya-yi < 0.045*lines+0.02 && yi-ya < 0.03 {
+			// A label is about a fifth of the width and a line high.
+			if math.Abs(xi-xa) < 0.2 && math.Abs(yi-ya) < 0.03 {
 				members[a] = append(members[a], i)
 				joined = true
 				break
@@ -193,21 +216,21 @@ func clusterLabels(pts []TradeoffPoint, xys plotter.XYs, logX bool, x0, x1, y0, 
 	for _, a := range anchors {
 		var lines []string
 		for _, m := range members[a] {
-			lines = append(lines, fmt.Sprintf("%s %.4f (%.1f ms)", pts[m].Label, pts[m].Score, float64(pts[m].P50.Microseconds())/1000))
+			lines = append(lines, pts[m].Label)
 		}
 		at := xys[a]
 		for _, m := range members[a] {
 			at.X = math.Max(at.X, xys[m].X) // clear of every member's dot
 		}
 		out.XYs = append(out.XYs, at)
-		out.Labels = append(out.Labels, strings.Join(lines, "\n"))
+		out.Labels = append(out.Labels, strings.Join(lines, ", "))
 	}
 	return out
 }
 
 // saveWithLegend draws the plot with its legend in a strip to the right, so
 // the legend never covers data and a score axis can end at 1.
-func saveWithLegend(p *plot.Plot, l plot.Legend, names []string, w, h vg.Length, path string) error {
+func saveWithLegend(p *plot.Plot, l plot.Legend, names, key []string, w, h vg.Length, path string) error {
 	strip := vg.Length(0)
 	if len(names) > 0 {
 		for _, n := range names {
@@ -215,6 +238,16 @@ func saveWithLegend(p *plot.Plot, l plot.Legend, names []string, w, h vg.Length,
 		}
 		strip += l.ThumbnailWidth + 3*l.Padding + vg.Points(12)
 	}
+	keyStyle := l.TextStyle
+	keyStyle.Font.Size = vg.Points(8)
+	keyStyle.Font.Variant = "Mono"
+	keyStyle.XAlign, keyStyle.YAlign = 0, -1
+	lineH := keyStyle.FontExtents().Height
+	for _, k := range key {
+		strip = max(strip, keyStyle.Width(k)+vg.Points(12))
+	}
+	// The key may need more height than the plot.
+	h = max(h, vg.Points(40)+lineH*vg.Length(len(key)+len(names)+1))
 	img := vgimg.New(w+strip, h)
 	dc := draw.New(img)
 	p.Draw(draw.Crop(dc, 0, -strip, 0, 0))
@@ -222,6 +255,11 @@ func saveWithLegend(p *plot.Plot, l plot.Legend, names []string, w, h vg.Length,
 		l.Top = true
 		l.Left = true
 		l.Draw(draw.Crop(dc, w+vg.Points(6), 0, 0, -vg.Points(24)))
+	}
+	y := h - vg.Points(30) - lineH*vg.Length(len(names))
+	for _, k := range key {
+		dc.FillText(keyStyle, vg.Point{X: w + vg.Points(6), Y: y}, k)
+		y -= lineH
 	}
 	f, err := os.Create(path)
 	if err != nil {

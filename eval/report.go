@@ -401,5 +401,5 @@ func groupedBars(path, title, ylabel string, names []string, series []barSeries,
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign = -0.9
-	return saveWithLegend(p, legend, legendNames, vg.Length(80+60*len(names)), 10*vg.Centimeter, path)
+	return saveWithLegend(p, legend, legendNames, nil, vg.Length(80+60*len(names)), 10*vg.Centimeter, path)
 }
