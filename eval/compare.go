@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -27,19 +28,28 @@ type Change struct {
 	From, To int
 }
 
-// Compare pairs two runs of the same queries. The test is Fisher's paired
-// randomization test on per-query nDCG@10: under the null hypothesis each
-// query's difference is as likely to have either sign, so the p-value is the
-// share of random sign assignments whose mean difference is at least as large
-// in magnitude as the observed one. The generator is seeded, so the p-value is
-// reproducible.
+// Compare pairs two runs of the same queries, by query id (a query only one
+// run holds is left out). The test is Fisher's paired randomization test on
+// per-query nDCG@10: under the null hypothesis each query's difference is as
+// likely to have either sign, so the p-value is the share of sign assignments
+// whose mean difference is at least as large in magnitude as the observed one.
+// Queries with no difference cannot change any assignment's sum, so only the
+// m queries that differ count: with m ≤ ExactLimit every one of the 2^m
+// assignments is enumerated and p is exact; above it Permutations random
+// assignments are drawn from a seeded generator, so p is reproducible.
 func Compare(base, other *ConfigRun) Comparison {
 	c := Comparison{Config: other.Name, Baseline: base.Name, Metric: "ndcg@10"}
-	n := min(len(base.Queries), len(other.Queries))
-	diffs := make([]float64, n)
-	for i := 0; i < n; i++ {
-		b, o := base.Queries[i], other.Queries[i]
-		diffs[i] = o.Score.NDCG - b.Score.NDCG
+	byID := make(map[string]QueryRun, len(base.Queries))
+	for _, q := range base.Queries {
+		byID[q.ID] = q
+	}
+	var diffs []float64
+	for _, o := range other.Queries {
+		b, ok := byID[o.ID]
+		if !ok {
+			continue
+		}
+		diffs = append(diffs, o.Score.NDCG-b.Score.NDCG)
 		fb, fo := first10(b), first10(o)
 		switch {
 		case better(fo, fb):
@@ -48,7 +58,7 @@ func Compare(base, other *ConfigRun) Comparison {
 			c.Losses = append(c.Losses, Change{b.ID, fb, fo})
 		}
 	}
-	if n == 0 {
+	if len(diffs) == 0 {
 		c.P = 1
 		return c
 	}
@@ -72,27 +82,62 @@ func better(a, b int) bool {
 	return b == 0 || a < b
 }
 
+// ExactLimit is the largest number of differing queries whose sign
+// assignments the randomization test enumerates (2^20, about a million).
+const ExactLimit = 20
+
+// randomizationP is the two-sided p-value of the paired randomization test
+// on per-query differences.
 func randomizationP(diffs []float64) float64 {
-	observed := math.Abs(stat.Mean(diffs, nil))
-	if observed == 0 {
+	var nz []float64
+	for _, d := range diffs {
+		if d != 0 {
+			nz = append(nz, d)
+		}
+	}
+	if len(nz) == 0 {
 		return 1
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	flipped := make([]float64, len(diffs))
-	extreme := 0
-	for i := 0; i < Permutations; i++ {
-		for j, d := range diffs {
-			if rng.IntN(2) == 0 {
-				flipped[j] = d
-			} else {
-				flipped[j] = -d
+	// Sums, not means: the query count is the same in every assignment. A
+	// tiny tolerance keeps the observed assignment itself counted despite
+	// summation-order rounding.
+	observed := math.Abs(floats.Sum(nz)) - 1e-12
+	if observed <= 0 {
+		return 1
+	}
+	if len(nz) <= ExactLimit {
+		extreme := 0
+		total := 1 << len(nz)
+		for mask := 0; mask < total; mask++ {
+			s := 0.0
+			for j, d := range nz {
+				if mask&(1<<j) != 0 {
+					s -= d
+				} else {
+					s += d
+				}
+			}
+			if math.Abs(s) >= observed {
+				extreme++
 			}
 		}
-		// A tiny tolerance keeps the observed assignment itself counted
-		// despite summation-order rounding.
-		if math.Abs(stat.Mean(flipped, nil)) >= observed-1e-12 {
+		return float64(extreme) / float64(total)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	extreme := 0
+	for i := 0; i < Permutations; i++ {
+		s := 0.0
+		for _, d := range nz {
+			if rng.IntN(2) == 0 {
+				s += d
+			} else {
+				s -= d
+			}
+		}
+		if math.Abs(s) >= observed {
 			extreme++
 		}
 	}
+	// The observed assignment counts as one of the draws, so p is never 0.
 	return float64(extreme+1) / float64(Permutations+1)
 }

@@ -46,7 +46,11 @@ func Score(ranked []string, rel map[string]int) Scores {
 func ndcg(ranked []string, rel map[string]int, k int) float64 {
 	dcg := 0.0
 	for i, p := range ranked[:min(k, len(ranked))] {
-		dcg += float64(rel[p]) / math.Log2(float64(i+2))
+		// A grade of 0 or below is judged non-relevant and gains nothing,
+		// as in trec_eval (a negative grade must not subtract).
+		if g := rel[p]; g > 0 {
+			dcg += float64(g) / math.Log2(float64(i+2))
+		}
 	}
 	var grades []int
 	for _, g := range rel {

@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -109,20 +110,23 @@ func compareRows(cs []Comparison) ([]string, [][]string) {
 // PrintTables writes the terminal tables of one dataset.
 func PrintTables(w io.Writer, r *DatasetRun, reference string) {
 	fmt.Fprintf(w, "\n%s: %d queries, %d notes, %d chunks\n", r.Dataset.Name, len(r.Dataset.Queries), r.Notes, r.Chunks)
-	table := func(head []string, rows [][]string) {
-		if head == nil {
-			return
-		}
-		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-		t.Header(toAny(head)...)
-		for _, row := range rows {
-			t.Append(toAny(row)...)
-		}
-		t.Render()
-	}
+	table := func(head []string, rows [][]string) { printTable(w, head, rows) }
 	table(summaryRows(r))
 	table(kindRows(r))
 	table(compareRows(Comparisons(r, reference)))
+}
+
+// printTable writes a terminal table; nothing when head is nil.
+func printTable(w io.Writer, head []string, rows [][]string) {
+	if head == nil {
+		return
+	}
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header(toAny(head)...)
+	for _, row := range rows {
+		t.Append(toAny(row)...)
+	}
+	t.Render()
 }
 
 func toAny(ss []string) []any {
@@ -173,13 +177,21 @@ func WriteReport(dir string, r *DatasetRun, reference string) error {
 	if err := latencyChart(filepath.Join(dir, name+"-latency.png"), r); err != nil {
 		return err
 	}
+	charts, err := writeDatasetCharts(dir, r, reference)
+	if err != nil {
+		return err
+	}
 	f, err := os.Create(filepath.Join(dir, name+".md"))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "# %s\n\n%d queries, %d notes, %d chunks (index stamp %s). Source: `%s`.\n\n", name, len(r.Dataset.Queries), r.Notes, r.Chunks, short(r.Stamp), r.Dataset.Source)
-	fmt.Fprintf(f, "![quality](%s-quality.png)\n![latency](%s-latency.png)\n\n## Measures\n\n", name, name)
+	fmt.Fprintf(f, "![quality](%s-quality.png)\n![latency](%s-latency.png)\n", name, name)
+	for _, c := range charts {
+		fmt.Fprintf(f, "![%s](%s)\n", strings.TrimSuffix(c, ".png"), c)
+	}
+	fmt.Fprintf(f, "\n## Measures\n\n")
 	MarkdownTables(f, r, reference)
 	cs := Comparisons(r, reference)
 	if len(cs) > 0 {
@@ -277,10 +289,6 @@ func qualityChart(path string, r *DatasetRun) error {
 	if len(ran) == 0 {
 		return nil
 	}
-	p := plot.New()
-	p.Title.Text = r.Dataset.Name + ": quality by configuration"
-	p.Y.Label.Text = "score"
-	p.Y.Min, p.Y.Max = 0, 1.35 // headroom for the legend
 	measures := []struct {
 		name string
 		get  func(Scores) float64
@@ -289,31 +297,23 @@ func qualityChart(path string, r *DatasetRun) error {
 		{"MRR@10", func(s Scores) float64 { return s.MRR }},
 		{"R@10", func(s Scores) float64 { return s.Recall[10] }},
 	}
-	w := vg.Points(9)
-	names := make([]string, len(ran))
-	for i, c := range ran {
-		names[i] = c.Name
-	}
-	for mi, m := range measures {
+	var series []barSeries
+	for _, m := range measures {
 		vals := make(plotter.Values, len(ran))
 		for i, c := range ran {
 			vals[i] = m.get(c.Mean)
 		}
-		bars, err := plotter.NewBarChart(vals, w)
-		if err != nil {
-			return err
-		}
-		bars.LineStyle.Width = 0
-		bars.Color = plotutil.Color(mi)
-		bars.Offset = w * vg.Length(mi-1)
-		p.Add(bars)
-		p.Legend.Add(m.name, bars)
+		series = append(series, barSeries{m.name, vals})
 	}
-	p.Legend.Top = true
-	p.NominalX(names...)
-	p.X.Tick.Label.Rotation = 0.6
-	p.X.Tick.Label.XAlign = -0.9
-	return p.Save(vg.Length(80+70*len(ran)), 9*vg.Centimeter, path)
+	return groupedBars(path, r.Dataset.Name+": quality by configuration", "score", configNames(ran), series, 1, "%.3f")
+}
+
+func configNames(rs []*ConfigRun) []string {
+	names := make([]string, len(rs))
+	for i, c := range rs {
+		names[i] = c.Name
+	}
+	return names
 }
 
 func latencyChart(path string, r *DatasetRun) error {
@@ -326,32 +326,80 @@ func latencyChart(path string, r *DatasetRun) error {
 	if len(ran) == 0 {
 		return nil
 	}
-	p := plot.New()
-	p.Title.Text = r.Dataset.Name + ": latency per query (ms)"
-	p.Y.Label.Text = "ms"
-	w := vg.Points(12)
-	names := make([]string, len(ran))
-	for i, c := range ran {
-		names[i] = c.Name
-	}
-	for pi, pct := range []float64{50, 95} {
+	var series []barSeries
+	for _, pct := range []float64{50, 95} {
 		vals := make(plotter.Values, len(ran))
 		for i, c := range ran {
 			vals[i] = float64(Percentile(c.Latency, pct).Microseconds()) / 1000
 		}
-		bars, err := plotter.NewBarChart(vals, w)
+		series = append(series, barSeries{fmt.Sprintf("p%.0f", pct), vals})
+	}
+	return groupedBars(path, r.Dataset.Name+": latency per query (ms)", "ms", configNames(ran), series, 0, "%.1f")
+}
+
+// barSeries is one measure across configurations.
+type barSeries struct {
+	name string
+	vals plotter.Values
+}
+
+// groupedBars draws one group of bars per name, a bar per series, each bar
+// carrying its value; yMax 0 scales the axis to the data (with room for the
+// values), otherwise it ends there (a score axis ends at 1). The legend sits
+// beside the plot, never over a bar.
+func groupedBars(path, title, ylabel string, names []string, series []barSeries, yMax float64, format string) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = ylabel
+	p.Y.Min = 0
+	top := 0.0
+	for _, s := range series {
+		for _, v := range s.vals {
+			top = math.Max(top, v)
+		}
+	}
+	if yMax > 0 {
+		p.Y.Max = yMax
+		if yMax == 1 {
+			p.Y.Tick.Marker = scoreTicks{}
+		}
+	} else {
+		p.Y.Max = math.Max(top*1.25, 1)
+	}
+	w := vg.Points(11)
+	legend := plot.NewLegend()
+	var legendNames []string
+	for si, s := range series {
+		bars, err := plotter.NewBarChart(s.vals, w)
 		if err != nil {
 			return err
 		}
 		bars.LineStyle.Width = 0
-		bars.Color = plotutil.Color(pi)
-		bars.Offset = w*vg.Length(pi) - w/2
+		bars.Color = plotutil.Color(si)
+		bars.Offset = w * (vg.Length(si) - vg.Length(len(series)-1)/2)
 		p.Add(bars)
-		p.Legend.Add(fmt.Sprintf("p%.0f", pct), bars)
+		legend.Add(s.name, bars)
+		legendNames = append(legendNames, s.name)
+		var xy plotter.XYLabels
+		for i, v := range s.vals {
+			xy.XYs = append(xy.XYs, plotter.XY{X: float64(i), Y: v})
+			xy.Labels = append(xy.Labels, fmt.Sprintf(format, v))
+		}
+		lb, err := plotter.NewLabels(xy)
+		if err != nil {
+			return err
+		}
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].Font.Size = vg.Points(7)
+			lb.TextStyle[i].Rotation = math.Pi / 2
+			lb.TextStyle[i].XAlign = 0
+			lb.TextStyle[i].YAlign = -0.5
+		}
+		lb.Offset = vg.Point{X: bars.Offset, Y: vg.Points(2)}
+		p.Add(lb)
 	}
-	p.Legend.Top = true
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign = -0.9
-	return p.Save(vg.Length(80+70*len(ran)), 9*vg.Centimeter, path)
+	return saveWithLegend(p, legend, legendNames, nil, vg.Length(80+60*len(names)), 10*vg.Centimeter, path)
 }

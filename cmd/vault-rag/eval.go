@@ -33,8 +33,16 @@ func cmdEval(ctx context.Context, args []string) error {
 	root := fs.String("root", ".", "folder holding configs/, experiments/, eval/, vault/ and baselines/")
 	embedder := fs.String("embedder", embedderName(), "the embedding model datasets are indexed with")
 	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
+	sweep := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
+	sweepOut := fs.String("sweep-out", "", "where --sweep writes the winning configuration (default experiments/sweep-<name>.yaml under --root)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
+	}
+	if *sweep != "" && (*check || *update || len(configs) > 0) {
+		return errors.New("--sweep runs its own grid: it excludes --check, --update and --config")
+	}
+	if *sweep == "" && *sweepOut != "" {
+		return errors.New("--sweep-out needs --sweep")
 	}
 	if *check && *update {
 		return errors.New("--check and --update exclude each other")
@@ -46,7 +54,13 @@ func cmdEval(ctx context.Context, args []string) error {
 	if len(datasets) == 0 {
 		datasets = listFlag{"demo"}
 	}
-	cfgs, err := loadConfigs(*root, configs)
+	var sw *eval.Sweep
+	var cfgs []*pipeline.Config
+	if *sweep != "" {
+		sw, err = eval.LoadSweep(*sweep, *root)
+	} else {
+		cfgs, err = loadConfigs(*root, configs)
+	}
 	if err != nil {
 		return err
 	}
@@ -57,6 +71,11 @@ func cmdEval(ctx context.Context, args []string) error {
 	defer reg.Close()
 	work := filepath.Join(models.DataDir(), "eval")
 	start := time.Now()
+	logf := func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }
+	if sw != nil {
+		return runSweep(ctx, sw, datasets, *root, work, *sweepOut, *reportDir, *markdown,
+			eval.Options{Registry: reg, WorkDir: work, Now: now, Embedder: *embedder, Log: logf})
+	}
 	failed := false
 	for _, name := range datasets {
 		ds, err := loadDataset(*root, name, work)
@@ -107,6 +126,39 @@ func cmdEval(ctx context.Context, args []string) error {
 	if failed {
 		return exitError{code: 1, msg: "eval --check: numbers moved; if the change is intended, run `vault-rag eval --update` and commit the diff with its reason"}
 	}
+	return nil
+}
+
+// runSweep runs a sweep file over the datasets, prints its tables and writes
+// the winning configuration (and, with --report, the sweep's report).
+func runSweep(ctx context.Context, sw *eval.Sweep, datasets []string, root, work, out, reportDir string, md bool, opts eval.Options) error {
+	var dss []*eval.Dataset
+	for _, name := range datasets {
+		ds, err := loadDataset(root, name, work)
+		if err != nil {
+			return err
+		}
+		dss = append(dss, ds)
+	}
+	res, err := eval.RunSweep(ctx, sw, dss, opts)
+	if err != nil {
+		return err
+	}
+	eval.PrintSweep(os.Stdout, res, md)
+	if out == "" {
+		out = eval.DefaultExperimentPath(root, sw.Name)
+	}
+	if err := res.WriteWinner(out); err != nil {
+		return fmt.Errorf("write the winner: %w", err)
+	}
+	fmt.Printf("eval: wrote the winner to %s\n", out)
+	if reportDir != "" {
+		if err := eval.WriteSweepReport(reportDir, res); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		fmt.Printf("eval: wrote the sweep report to %s\n", reportDir)
+	}
+	fmt.Fprintf(os.Stderr, "eval: sweep done in %s\n", res.Took.Round(time.Millisecond))
 	return nil
 }
 

@@ -1,0 +1,477 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/models/bow"
+	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// repoRoot holds configs/, experiments/, eval/ and vault/ (tests run in eval/).
+const repoRoot = ".."
+
+// writeRoot makes a project root with one base configuration.
+func writeRoot(t *testing.T, base string) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "configs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "configs", "hybrid.yaml"), []byte(base), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+const hybridBase = `# the base's own comment
+name: hybrid
+description: BM25 and vector lists fused by reciprocal rank
+stages:
+  - keyword: {limit: 40}
+  - vector:
+      limit: 40
+  - rrf:     {k: 60, limit: 30}
+`
+
+func TestParseSweepErrors(t *testing.T) {
+	root := writeRoot(t, hybridBase)
+	cases := []struct{ name, src, want string }{
+		{"unknown key", "base: hybrid\ngrids:\n  rrf.k: [1]\n", "s.yaml:2: unknown key \"grids\""},
+		{"duplicate key", "base: hybrid\nbase: hybrid\ngrid: {rrf.k: [1]}\n", "s.yaml:2: duplicate key \"base\""},
+		{"no base", "grid: {rrf.k: [1]}\n", "s.yaml:1: base is missing"},
+		{"missing base file", "base: configs/none.yaml\ngrid: {rrf.k: [1]}\n", "s.yaml:1: base:"},
+		{"no grid", "base: hybrid\n", "s.yaml:1: grid must be a non-empty mapping"},
+		{"grid not a mapping", "base: hybrid\ngrid: [1, 2]\n", "s.yaml:2: grid must be"},
+		{"values not a list", "base: hybrid\ngrid:\n  rrf.k: 20\n", "s.yaml:3: grid key \"rrf.k\": want a non-empty list"},
+		{"empty list", "base: hybrid\ngrid:\n  rrf.k: []\n", "s.yaml:3: grid key \"rrf.k\": want a non-empty list"},
+		{"stage not in base", "base: hybrid\ngrid:\n  hyde.limit: [10]\n", "s.yaml:3: grid key \"hyde.limit\": the base (hybrid.yaml) has no hyde stage"},
+		{"occurrence not in base", "base: hybrid\ngrid:\n  rrf#2.k: [10]\n", "s.yaml:3: grid key \"rrf#2.k\": the base (hybrid.yaml) has 1 rrf stage(s), not 2"},
+		{"no setting", "base: hybrid\ngrid:\n  rrf: [10]\n", "s.yaml:3: grid key \"rrf\": want STAGE.SETTING"},
+		{"unknown setting", "base: hybrid\ngrid:\n  rrf.kk: [10]\n", "s.yaml:3: grid key \"rrf.kk\", value 10: stage rrf: unknown key \"kk\""},
+		{"invalid value on its own line", "base: hybrid\ngrid:\n  rrf.k:\n    - 20\n    - -5\n", "s.yaml:5: grid key \"rrf.k\", value -5: stage rrf: k -5 must be positive"},
+		{"wrong type", "base: hybrid\ngrid:\n  keyword.limit: [forty]\n", "s.yaml:3: grid key \"keyword.limit\", value forty: stage keyword: limit:"},
+		{"same value twice", "base: hybrid\ngrid:\n  rrf.k: [20, 20]\n", "s.yaml:3: grid key \"rrf.k\": value 20 is listed twice"},
+		{"same setting twice", "base: hybrid\ngrid:\n  rrf.k: [20]\n  rrf#1.k: [30]\n", "s.yaml:4: grid key \"rrf#1.k\": the setting is already swept"},
+		{"folds", "base: hybrid\nfolds: 1\ngrid: {rrf.k: [1]}\n", "s.yaml:2: folds must be an integer of at least 2"},
+		{"seed", "base: hybrid\nseed: -3\ngrid: {rrf.k: [1]}\n", "s.yaml:2: seed must be a non-negative integer"},
+		{"name", "name: a/b\nbase: hybrid\ngrid: {rrf.k: [1]}\n", "s.yaml:1: name \"a/b\" must be"},
+		{"not a mapping", "- base\n", "s.yaml:1: a sweep is a mapping"},
+		{"grid too large", "base: hybrid\ngrid:\n  rrf.k: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]\n  rrf.limit: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]\n  keyword.limit: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]\n", "s.yaml:5: the grid has more than 4096 points"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseSweep("s.yaml", []byte(c.src), root)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+	if _, err := ParseSweep("s.yaml", []byte("{{{"), root); err == nil {
+		t.Error("malformed YAML accepted")
+	}
+}
+
+func TestSweepPoints(t *testing.T) {
+	root := writeRoot(t, hybridBase)
+	src := "name: depth\nbase: configs/hybrid.yaml\ngrid:\n  rrf.k: [20, 60]\n  vector.limit: [10, 100]\n  vector.ladder: [[50, 400]]\n"
+	sw, err := ParseSweep("s.yaml", []byte(src), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.Folds != 5 || sw.Seed != 1 || sw.Name != "depth" || sw.Base.Name != "hybrid" {
+		t.Errorf("defaults: folds %d seed %d name %q base %q", sw.Folds, sw.Seed, sw.Name, sw.Base.Name)
+	}
+	pts, err := sw.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, p := range pts {
+		labels = append(labels, p.Label(sw))
+		rrf := p.Config.Stages[2].(*stages.RRF)
+		vec := p.Config.Stages[1].(*stages.Vector)
+		if got := fmt.Sprintf("rrf.k=%d vector.limit=%d vector.ladder=%v", rrf.K, vec.Limit, vec.Ladder); got != strings.ReplaceAll(p.Label(sw), ", ", " ") {
+			t.Errorf("point %d decodes to %s, labelled %s", p.Index, got, p.Label(sw))
+		}
+		if rrf.Limit != 30 || p.Config.Stages[0].(*stages.Keyword).Limit != 40 {
+			t.Errorf("point %d changed a setting outside the grid", p.Index)
+		}
+	}
+	want := []string{
+		"rrf.k=20 vector.limit=10 vector.ladder=[50, 400]",
+		"rrf.k=20 vector.limit=100 vector.ladder=[50, 400]",
+		"rrf.k=60 vector.limit=10 vector.ladder=[50, 400]",
+		"rrf.k=60 vector.limit=100 vector.ladder=[50, 400]",
+	}
+	if !reflect.DeepEqual(labels, want) {
+		t.Errorf("grid order %q, want %q", labels, want)
+	}
+	// A stage written without settings gets a mapping.
+	root2 := writeRoot(t, "name: bare\nstages:\n  - keyword:\n  - vector:\n  - rrf:\n")
+	sw2, err := ParseSweep("s.yaml", []byte("base: hybrid\ngrid:\n  rrf.k: [7]\n"), root2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts2, err := sw2.Points()
+	if err != nil || pts2[0].Config.Stages[2].(*stages.RRF).K != 7 {
+		t.Fatalf("setting a bare stage: %v", err)
+	}
+}
+
+func TestAssignFoldsSeededAndDeterministic(t *testing.T) {
+	ids := make([]string, 53)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("q%02d", i)
+	}
+	a := AssignFolds("cranfield", ids, 5, 1)
+	if b := AssignFolds("cranfield", ids, 5, 1); !reflect.DeepEqual(a, b) {
+		t.Fatal("the same seed gave other folds")
+	}
+	// Balanced: 53 queries into 5 folds are 11, 11, 11, 10, 10.
+	size := map[int]int{}
+	for _, f := range a {
+		size[f]++
+	}
+	for f := 0; f < 5; f++ {
+		if size[f] != 10 && size[f] != 11 {
+			t.Errorf("fold %d holds %d queries, want 10 or 11", f, size[f])
+		}
+	}
+	// The order the queries were read in does not matter.
+	rev := make([]string, len(ids))
+	for i, id := range ids {
+		rev[len(ids)-1-i] = id
+	}
+	r := AssignFolds("cranfield", rev, 5, 1)
+	for i := range ids {
+		if a[i] != r[len(ids)-1-i] {
+			t.Fatalf("query %s: fold %d read forwards, %d read backwards", ids[i], a[i], r[len(ids)-1-i])
+		}
+	}
+	// Another seed, or another dataset, deals other folds.
+	if reflect.DeepEqual(a, AssignFolds("cranfield", ids, 5, 2)) {
+		t.Error("seed 2 dealt the folds of seed 1")
+	}
+	if reflect.DeepEqual(a, AssignFolds("demo", ids, 5, 1)) {
+		t.Error("dataset demo dealt the folds of cranfield")
+	}
+}
+
+func TestCrossValidateKnownAnswer(t *testing.T) {
+	// One dataset, 10 queries, 2 folds (even queries fold 0, odd fold 1).
+	// Point 0 is perfect on fold 0 and useless on fold 1; point 1 is 0.6
+	// everywhere. In-sample point 1 wins (0.6 against 0.5). Held out:
+	// fold 0 is scored with the choice made on fold 1 (point 1: 0.6), fold 1
+	// with the choice made on fold 0 (point 0: 0). CV = (5·0.6 + 5·0)/10 = 0.3.
+	// An estimate that let a query choose its own setting would say 0.6 or
+	// more.
+	folds := [][]int{{0, 1, 0, 1, 0, 1, 0, 1, 0, 1}}
+	p0 := []float64{1, 0, 1, 0, 1, 0, 1, 0, 1, 0}
+	p1 := []float64{0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6}
+	scores := [][][]float64{{p0, p1}}
+	cv := CrossValidate(scores, folds, 2, nil)
+	if !reflect.DeepEqual(cv.Chosen, []int{1, 0}) {
+		t.Errorf("chosen per fold %v, want [1 0]", cv.Chosen)
+	}
+	if !near(cv.Estimate[0], 0.3) || !near(cv.Macro, 0.3) {
+		t.Errorf("CV estimate %v (macro %v), want 0.3", cv.Estimate[0], cv.Macro)
+	}
+	if !near(cv.Train[0], 0.6) || !near(cv.Train[1], 1) {
+		t.Errorf("training objectives %v, want [0.6 1]", cv.Train)
+	}
+	if !near(cv.HeldOut[0][0], 0.6) || !near(cv.HeldOut[1][0], 0) {
+		t.Errorf("held-out scores %v, want [[0.6] [0]]", cv.HeldOut)
+	}
+	all := func(d, q int) bool { return true }
+	if s, _ := Objective(scores, 1, all); !near(s, 0.6) {
+		t.Errorf("in-sample point 1 = %v, want 0.6", s)
+	}
+}
+
+func TestCrossValidateMacroObjective(t *testing.T) {
+	// Two datasets of different sizes: the objective averages their means,
+	// so dataset 1's two queries weigh as much as dataset 0's six.
+	// Point 0: dataset 0 mean 0.5, dataset 1 mean 0.1 → 0.3.
+	// Point 1: dataset 0 mean 0.4, dataset 1 mean 0.3 → 0.35 (wins, though
+	// its mean over all 8 queries, 0.375, is below point 0's 0.4).
+	scores := [][][]float64{
+		{{0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, {0.4, 0.4, 0.4, 0.4, 0.4, 0.4}},
+		{{0.1, 0.1}, {0.3, 0.3}},
+	}
+	all := func(d, q int) bool { return true }
+	s0, _ := Objective(scores, 0, all)
+	s1, _ := Objective(scores, 1, all)
+	if !near(s0, 0.3) || !near(s1, 0.35) {
+		t.Errorf("objectives %v %v, want 0.3 and 0.35", s0, s1)
+	}
+	if _, ok := Objective(scores, 0, func(d, q int) bool { return false }); ok {
+		t.Error("an objective over no query reported ok")
+	}
+}
+
+// TestCrossValidateNeverUsesHeldOut changes, fold by fold, the held-out
+// queries' scores in every way that would change a leaky choice (the worst
+// point made perfect on them, the best made useless) and requires the choice
+// for that fold, and every training objective, to stay.
+func TestCrossValidateNeverUsesHeldOut(t *testing.T) {
+	const k = 3
+	scores := [][][]float64{make([][]float64, 4), make([][]float64, 4)}
+	sizes := []int{13, 7}
+	for d := range scores {
+		for p := range scores[d] {
+			scores[d][p] = make([]float64, sizes[d])
+			for q := range scores[d][p] {
+				scores[d][p][q] = float64((p*7+q*3+d*5)%11) / 10
+			}
+		}
+	}
+	folds := [][]int{AssignFolds("a", idsN(13), k, 9), AssignFolds("b", idsN(7), k, 9)}
+	base := CrossValidate(scores, folds, k, nil)
+	for f := 0; f < k; f++ {
+		for p := 0; p < 4; p++ {
+			for _, v := range []float64{0, 1} {
+				mod := cloneScores(scores)
+				for d := range mod {
+					for q := range mod[d][p] {
+						if folds[d][q] == f {
+							mod[d][p][q] = v
+						}
+					}
+				}
+				got := CrossValidate(mod, folds, k, nil)
+				if got.Chosen[f] != base.Chosen[f] || got.Train[f] != base.Train[f] {
+					t.Errorf("fold %d: setting point %d's held-out scores to %v changed the choice %d → %d", f, p, v, base.Chosen[f], got.Chosen[f])
+				}
+				// And every held-out query is scored by its fold's choice.
+				for d := range mod {
+					for q, fq := range folds[d] {
+						if got.PerQuery[d][q] != mod[d][got.Chosen[fq]][q] {
+							t.Fatalf("query %d/%d scored %v, not by its fold's choice", d, q, got.PerQuery[d][q])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func idsN(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("q%d", i)
+	}
+	return out
+}
+
+func cloneScores(s [][][]float64) [][][]float64 {
+	out := make([][][]float64, len(s))
+	for d := range s {
+		out[d] = make([][]float64, len(s[d]))
+		for p := range s[d] {
+			out[d][p] = append([]float64(nil), s[d][p]...)
+		}
+	}
+	return out
+}
+
+func TestFrontier(t *testing.T) {
+	pts := []TradeoffPoint{
+		{"fast-poor", 1e6, 0.5},
+		{"slow-good", 9e6, 0.8},
+		{"dominated", 9e6, 0.6},     // as slow as slow-good, worse
+		{"mid", 4e6, 0.7},           // on the frontier
+		{"tie-a", 2e6, 0.6},         // on it
+		{"tie-b", 2e6, 0.6},         // equal to tie-a: both on it
+		{"slower-worse", 5e6, 0.65}, // mid is faster and better
+	}
+	want := []bool{true, true, false, true, true, true, false}
+	if got := Frontier(pts); !reflect.DeepEqual(got, want) {
+		t.Errorf("frontier %v, want %v", got, want)
+	}
+}
+
+// fakeModels serves the bag-of-words embedder under any name and reports the
+// cross-encoder as not installed.
+type fakeModels struct{}
+
+func (fakeModels) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
+	return bow.Embedder{ModelName: "fake-bow"}, nil
+}
+
+func (fakeModels) CrossEncoder(ctx context.Context, name string) (stages.PairScorer, error) {
+	return nil, fmt.Errorf("%w: %s (test double)", models.ErrNotInstalled, name)
+}
+
+// tinyBEIR writes a six-document BEIR collection with five judged queries.
+func tinyBEIR(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	docs := []string{
+		`{"_id": "1", "title": "Wing flutter", "text": "flutter of a swept wing at transonic speed"}`,
+		`{"_id": "2", "title": "Boundary layer", "text": "laminar boundary layer transition on a flat plate"}`,
+		`{"_id": "3", "title": "Heat transfer", "text": "heat transfer to a blunt body in hypersonic flow"}`,
+		`{"_id": "4", "title": "Shock waves", "text": "shock wave interaction with a boundary layer"}`,
+		`{"_id": "5", "title": "Buckling", "text": "buckling of thin cylindrical shells under pressure"}`,
+		`{"_id": "6", "title": "Panel flutter", "text": "panel flutter in supersonic flow"}`,
+	}
+	queries := []string{
+		`{"_id": "a", "text": "flutter of wings"}`,
+		`{"_id": "b", "text": "boundary layer transition"}`,
+		`{"_id": "c", "text": "hypersonic heat transfer"}`,
+		`{"_id": "d", "text": "shell buckling"}`,
+		`{"_id": "e", "text": "shock boundary layer interaction"}`,
+	}
+	qrels := "query-id\tcorpus-id\tscore\na\t1\t2\na\t6\t1\nb\t2\t1\nc\t3\t1\nd\t5\t1\ne\t4\t2\ne\t2\t1\n"
+	for name, content := range map[string]string{
+		"corpus.jsonl":   strings.Join(docs, "\n") + "\n",
+		"queries.jsonl":  strings.Join(queries, "\n") + "\n",
+		"qrels/test.tsv": qrels,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestRunSweepEndToEnd runs a small grid over the demo vault and a tiny BEIR
+// collection, indexed with the bag-of-words embedder (a few seconds, so it
+// runs under -short too), and writes the winner.
+func TestRunSweepEndToEnd(t *testing.T) {
+	ctx := context.Background()
+	demo, err := LoadDemo(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	tiny, err := LoadBEIR(tinyBEIR(t), filepath.Join(work, "tiny"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "name: small\nbase: configs/hybrid.yaml\nfolds: 3\nseed: 4\ngrid:\n  rrf.k: [1, 60]\n  keyword.limit: [1, 40]\n"
+	sw, err := ParseSweep("small.yaml", []byte(src), repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{WorkDir: work, IndexWith: bow.Embedder{ModelName: "fake-bow"}, Models: fakeModels{}}
+	res, err := RunSweep(ctx, sw, []*Dataset{demo, tiny}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 4 || len(res.Runs) != 2 || len(res.Candidates) != 4 {
+		t.Fatalf("%d points, %d runs, %d candidates; want 4, 2, 4", len(res.Points), len(res.Runs), len(res.Candidates))
+	}
+	for d, run := range res.Runs {
+		if len(run.Configs) != 5 {
+			t.Fatalf("dataset %d: %d configurations ran, want the base and 4 points", d, len(run.Configs))
+		}
+		for _, c := range run.Configs {
+			if c.Skipped != "" || len(c.Queries) != len(run.Dataset.Queries) || len(c.Latency) != len(run.Dataset.Queries) {
+				t.Fatalf("%s on %s: skipped %q, %d queries, %d latencies", c.Name, run.Dataset.Name, c.Skipped, len(c.Queries), len(c.Latency))
+			}
+		}
+	}
+	// keyword.limit 1 keeps one keyword hit: it must score differently from
+	// 40 on the demo, or the sweep measured nothing.
+	if res.DatasetMean(0, 0) == res.DatasetMean(0, 1) && res.DatasetMean(0, 2) == res.DatasetMean(0, 3) {
+		t.Error("keyword.limit 1 and 40 scored the same: the grid settings did not reach the runs")
+	}
+	// The winner has the best in-sample objective of all points.
+	for _, p := range res.Candidates {
+		if res.InSample[p] > res.InSample[res.Winner] {
+			t.Errorf("point %d (%.4f) beats the winner %d (%.4f)", p, res.InSample[p], res.Winner, res.InSample[res.Winner])
+		}
+	}
+	// Each fold's choice is the best on the other folds' queries only, and
+	// scores only its fold's queries.
+	for f := 0; f < sw.Folds; f++ {
+		train := func(d, q int) bool { return res.Folds[d][q] != f }
+		best, _ := Objective(res.Scores, res.CV.Chosen[f], train)
+		for _, p := range res.Candidates {
+			if s, _ := Objective(res.Scores, p, train); s > best {
+				t.Errorf("fold %d: chose point %d (%.4f on training), point %d has %.4f", f, res.CV.Chosen[f], best, p, s)
+			}
+		}
+	}
+	for d := range res.Scores {
+		for q, f := range res.Folds[d] {
+			if got, want := res.CV.PerQuery[d][q], res.Scores[d][res.CV.Chosen[f]][q]; got != want {
+				t.Errorf("dataset %d query %d: CV score %v, want %v (fold %d's choice)", d, q, got, want, f)
+			}
+		}
+	}
+	// Run again: the same folds and the same choices.
+	again, err := RunSweep(ctx, sw, []*Dataset{demo, tiny}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again.Folds, res.Folds) || !reflect.DeepEqual(again.CV.Chosen, res.CV.Chosen) || again.Winner != res.Winner || again.CV.Macro != res.CV.Macro {
+		t.Error("a second run of the same sweep gave other folds or choices")
+	}
+	// The winner round-trips through the strict configuration decoder.
+	out := filepath.Join(t.TempDir(), "experiments", "sweep-small.yaml")
+	if err := res.WriteWinner(out); err != nil {
+		t.Fatal(err)
+	}
+	back, err := pipeline.LoadFile(out)
+	if err != nil {
+		t.Fatalf("the written experiment does not decode: %v", err)
+	}
+	if back.Name != "sweep-small" || !strings.Contains(back.Description, res.Points[res.Winner].Label(sw)) {
+		t.Errorf("written as %q: %q", back.Name, back.Description)
+	}
+	if !reflect.DeepEqual(back.Stages, res.Points[res.Winner].Config.Stages) {
+		t.Errorf("the written experiment decodes to other stages")
+	}
+	raw, _ := os.ReadFile(out)
+	for _, want := range []string{"# Written by `vault-rag eval --sweep small.yaml`", "cross-validated", "in-sample"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the experiment file lacks %q:\n%s", want, raw)
+		}
+	}
+	// The tables and the report render.
+	var b strings.Builder
+	PrintSweep(&b, res, false)
+	if !strings.Contains(b.String(), "cross-validated (3 folds)") || !strings.Contains(b.String(), "winner: #") {
+		t.Errorf("sweep tables:\n%s", b.String())
+	}
+	dir := t.TempDir()
+	if err := WriteSweepReport(dir, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"sweep-small.md", "sweep-small-tradeoff.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("report file %s: %v", f, err)
+		}
+	}
+}
+
+func TestWriteReportCharts(t *testing.T) {
+	r := sampleRun()
+	for _, c := range r.Configs {
+		for range c.Queries {
+			c.Latency = append(c.Latency, 3e6)
+		}
+	}
+	r.Configs[0].Name = "shipping"
+	dir := t.TempDir()
+	if err := WriteReport(dir, r, "shipping"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"tiny-tradeoff.png", "tiny-delta-keyword.png", "tiny.md"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("report file %s: %v", f, err)
+		}
+	}
+}
