@@ -41,11 +41,11 @@ func (h *Hyde) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return fmt.Errorf("embed hyde expansion: %w", err)
 	}
-	items, info, err := knnNotes(ctx, env.DB, vecs[0], h.Limit, h.Ladder, st.Query.Filter)
+	items, cut, info, err := knnNotes(ctx, env.DB, vecs[0], h.Limit, h.Ladder, st.Query.Filter)
 	if err != nil {
 		return err
 	}
-	st.produce(h.Name(), items, info)
+	st.produceCut(h.Name(), items, cut, info)
 	return nil
 }
 

@@ -68,11 +68,11 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	items, info, err := knnNotes(ctx, env.DB, qv, v.Limit, v.Ladder, st.Query.Filter)
+	items, cut, info, err := knnNotes(ctx, env.DB, qv, v.Limit, v.Ladder, st.Query.Filter)
 	if err != nil {
 		return err
 	}
-	st.produce(v.Name(), items, info)
+	st.produceCut(v.Name(), items, cut, info)
 	return nil
 }
 
@@ -84,29 +84,30 @@ const (
 )
 
 // knnNotes runs the KNN ladder and returns up to limit notes (best chunk each)
-// and a line saying how the search ended.
-func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder []int, f index.Filter) ([]Item, string, error) {
+// and a line saying how the search ended, with the best note left out (nil
+// when the examined chunks held no other note).
+func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder []int, f index.Filter) ([]Item, *Item, string, error) {
 	total, err := db.ChunkCount(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	want := limit
 	if !f.Empty() {
 		// A scope holding fewer notes than limit is filled once it is all found.
 		_, inScope, err := db.List(ctx, f, 0, 0)
 		if err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		want = min(limit, inScope)
 		if want == 0 {
-			return nil, fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", OutcomeDrained, total), nil
+			return nil, nil, fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", OutcomeDrained, total), nil
 		}
 	}
 	var items []Item
 	for i, k := range ladder {
 		hits, err := db.Nearest(ctx, qv, k)
 		if err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		if !f.Empty() {
 			ids := make([]int64, len(hits))
@@ -115,7 +116,7 @@ func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder
 			}
 			ok, err := db.Matching(ctx, ids, f)
 			if err != nil {
-				return nil, "", err
+				return nil, nil, "", err
 			}
 			kept := hits[:0]
 			for _, h := range hits {
@@ -126,14 +127,15 @@ func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder
 			hits = kept
 		}
 		items = notesFromHits(hits, limit)
+		cut := nextNote(hits, items)
 		switch {
 		case len(items) >= want:
-			return items, fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", OutcomeFilled, len(items), min(k, total), total), nil
+			return items, cut, fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", OutcomeFilled, len(items), min(k, total), total), nil
 		case k >= total:
-			return items, fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", OutcomeDrained, total, len(items)), nil
+			return items, cut, fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", OutcomeDrained, total, len(items)), nil
 		case i == len(ladder)-1 || k >= index.MaxKNN:
-			return items, fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", OutcomeLadderEnd, k, total, len(items), want), nil
+			return items, cut, fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", OutcomeLadderEnd, k, total, len(items), want), nil
 		}
 	}
-	return items, "", nil
+	return items, nil, "", nil
 }
