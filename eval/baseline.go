@@ -54,6 +54,16 @@ type BaselineConfig struct {
 	// Ranks maps a query id to the ranks (1..10) of its relevant notes in the
 	// top 10, e.g. "p01": [2, 7]; [] when none made it.
 	Ranks map[string][]int `json:"ranks,omitempty"`
+	// NDCG maps a query id to its nDCG@10. With the ranks it is everything the
+	// means are computed from (two relevant notes of different grades that
+	// trade places keep their ranks but not their nDCG).
+	NDCG map[string]Fixed4 `json:"ndcg,omitempty"`
+	// NearTies maps a query id to the notes that took part in a near-tie in
+	// that run (pipeline.NearTies), for the queries that had any: where
+	// another CPU may order the query otherwise. The gate lets such a query
+	// move, and reports it; it does not compare the lists themselves, which
+	// drift at their edge.
+	NearTies map[string][]string `json:"near_ties,omitempty"`
 }
 
 // BaselineOf turns a run into its committed form.
@@ -73,8 +83,16 @@ func BaselineOf(r *DatasetRun) Baseline {
 				}
 			}
 			bc.Ranks = map[string][]int{}
+			bc.NDCG = map[string]Fixed4{}
 			for _, q := range c.Queries {
 				bc.Ranks[q.ID] = append([]int{}, q.RelevantRanks...)
+				bc.NDCG[q.ID] = Fixed4(q.Score.NDCG)
+				if len(q.NearTies) > 0 {
+					if bc.NearTies == nil {
+						bc.NearTies = map[string][]string{}
+					}
+					bc.NearTies[q.ID] = q.NearTies
+				}
 			}
 		}
 		b.Configs = append(b.Configs, bc)
@@ -124,22 +142,45 @@ func ReadBaseline(path string) (Baseline, error) {
 	return b, nil
 }
 
-// Diff lists every difference between a committed baseline and a new run, one
-// readable line each; none means the gate passes. It compares the committed
-// form, so only what a baseline file would show can differ.
-func Diff(old, cur Baseline) []string {
-	oldRaw, _ := old.Encode()
-	curRaw, _ := cur.Encode()
-	if bytes.Equal(oldRaw, curRaw) {
-		return nil
+// DiffResult is what the gate found.
+type DiffResult struct {
+	// Changes are real differences: the gate fails on any.
+	Changes []string
+	// Flips are differences explained by near-ties that both runs saw: the
+	// result of another CPU's kernels, reported and allowed.
+	Flips []string
+}
+
+// withoutNearTies is a baseline with the near-tie sets dropped: they describe
+// a run's margins, not its results, and differ at their edges between CPUs.
+func withoutNearTies(b Baseline) Baseline {
+	b.Configs = append([]BaselineConfig(nil), b.Configs...)
+	for i := range b.Configs {
+		b.Configs[i].NearTies = nil
 	}
-	var out []string
-	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	return b
+}
+
+// Diff compares a committed baseline with a new run, one readable line per
+// difference. A query whose ranks or nDCG moved is a flip when the notes of a
+// near-tie in the baseline's run are near-tied in this run too (a flip needs
+// the pair within the tolerance on both machines), else a change. A mean
+// that moved is a flip when every query of its configuration that moved is a
+// flip, else a change. Everything else (the dataset, the index stamp, a
+// status, a configuration run or not) must match exactly.
+func Diff(old, cur Baseline) DiffResult {
+	var r DiffResult
+	oldRaw, _ := withoutNearTies(old).Encode()
+	curRaw, _ := withoutNearTies(cur).Encode()
+	if bytes.Equal(oldRaw, curRaw) {
+		return r
+	}
+	change := func(format string, args ...any) { r.Changes = append(r.Changes, fmt.Sprintf(format, args...)) }
 	if old.Queries != cur.Queries || old.Notes != cur.Notes || old.Chunks != cur.Chunks {
-		add("dataset: queries %d → %d, notes %d → %d, chunks %d → %d", old.Queries, cur.Queries, old.Notes, cur.Notes, old.Chunks, cur.Chunks)
+		change("dataset: queries %d → %d, notes %d → %d, chunks %d → %d", old.Queries, cur.Queries, old.Notes, cur.Notes, old.Chunks, cur.Chunks)
 	}
 	if old.Stamp != cur.Stamp {
-		add("index stamp: %s → %s (the vault, the embedder or the schema changed)", short(old.Stamp), short(cur.Stamp))
+		change("index stamp: %s → %s (the vault, the embedder or the schema changed)", short(old.Stamp), short(cur.Stamp))
 	}
 	olds := map[string]BaselineConfig{}
 	for _, c := range old.Configs {
@@ -150,13 +191,34 @@ func Diff(old, cur Baseline) []string {
 		curs[c.Name] = true
 		o, ok := olds[c.Name]
 		if !ok {
-			add("%s: new configuration (%s), not in the baseline", c.Name, c.Status)
+			change("%s: new configuration (%s), not in the baseline", c.Name, c.Status)
 			continue
 		}
 		if o.Status != c.Status {
-			add("%s: status %q → %q", c.Name, o.Status, c.Status)
+			change("%s: status %q → %q", c.Name, o.Status, c.Status)
 			continue
 		}
+		var flips, real []string
+		ids := map[string]bool{}
+		for id := range o.Ranks {
+			ids[id] = true
+		}
+		for id := range c.Ranks {
+			ids[id] = true
+		}
+		for _, id := range sortedKeys(ids) {
+			if fmt.Sprint(o.Ranks[id]) == fmt.Sprint(c.Ranks[id]) && o.NDCG[id] == c.NDCG[id] {
+				continue
+			}
+			line := fmt.Sprintf("%s: query %s: relevant ranks %v → %v, nDCG@10 %s → %s", c.Name, id, o.Ranks[id], c.Ranks[id], fixed(o.NDCG[id]), fixed(c.NDCG[id]))
+			if common := intersect(o.NearTies[id], c.NearTies[id]); len(common) > 0 {
+				flips = append(flips, fmt.Sprintf("%s (near-tie among %s in both runs)", line, strings.Join(common, ", ")))
+			} else {
+				real = append(real, line+" (no near-tie in both runs explains it)")
+			}
+		}
+		var means []string
+		add := func(format string, args ...any) { means = append(means, fmt.Sprintf(format, args...)) }
 		if o.Metrics != nil && c.Metrics != nil {
 			diffMetrics(c.Name, "", *o.Metrics, *c.Metrics, add)
 		}
@@ -170,27 +232,45 @@ func Diff(old, cur Baseline) []string {
 		for _, k := range sortedKeys(kinds) {
 			diffMetrics(c.Name, " ["+k+"]", o.ByKind[k], c.ByKind[k], add)
 		}
-		ids := map[string]bool{}
-		for id := range o.Ranks {
-			ids[id] = true
-		}
-		for id := range c.Ranks {
-			ids[id] = true
-		}
-		for _, id := range sortedKeys(ids) {
-			if fmt.Sprint(o.Ranks[id]) != fmt.Sprint(c.Ranks[id]) {
-				add("%s: query %s: relevant ranks %v → %v", c.Name, id, o.Ranks[id], c.Ranks[id])
+		r.Changes = append(r.Changes, real...)
+		r.Flips = append(r.Flips, flips...)
+		for _, m := range means {
+			if len(real) == 0 && len(flips) > 0 {
+				r.Flips = append(r.Flips, m+" (moved only by the near-tie flips above)")
+			} else {
+				r.Changes = append(r.Changes, m)
 			}
 		}
 	}
 	for _, c := range old.Configs {
 		if !curs[c.Name] {
-			add("%s: in the baseline but not run", c.Name)
+			change("%s: in the baseline but not run", c.Name)
 		}
 	}
-	if len(out) == 0 {
-		add("the baseline file differs from what this run would write (formatting or order)")
+	if len(r.Changes) == 0 && len(r.Flips) == 0 {
+		change("the baseline file differs from what this run would write (formatting or order)")
 	}
+	return r
+}
+
+func fixed(f Fixed4) string {
+	b, _ := f.MarshalJSON()
+	return string(b)
+}
+
+// intersect is the sorted common part of two sorted lists.
+func intersect(a, b []string) []string {
+	in := map[string]bool{}
+	for _, s := range a {
+		in[s] = true
+	}
+	var out []string
+	for _, s := range b {
+		if in[s] {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 

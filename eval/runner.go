@@ -74,6 +74,9 @@ type QueryRun struct {
 	RelevantRanks []int                // ranks (≤ 10) of the relevant notes found in the top 10
 	Stages        []pipeline.StageRank // rank of the first relevant note after each stage
 	Miss          string               // "" (a relevant note in the top 10), "recall" or "ranking"
+	// NearTies are the notes that took part in a near-tie at any stage
+	// (pipeline.NearTies): where another CPU may order this query otherwise.
+	NearTies []string
 }
 
 // Run indexes a dataset (reusing a cached index of the same content) and runs
@@ -207,6 +210,9 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 			}
 		}
 		qr.Stages, qr.Miss = diagnose(ctx, env.DB, st, q)
+		if qr.NearTies, err = tiedPaths(ctx, env.DB, pipeline.NearTies(st.Steps, pipeline.ScoreTolerance)); err != nil {
+			return nil, fmt.Errorf("%s, query %s: %w", ds.Name, q.ID, err)
+		}
 		cr.Queries = append(cr.Queries, qr)
 		cr.Latency = append(cr.Latency, took)
 		all = append(all, qr.Score)
@@ -222,6 +228,27 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 		}
 	}
 	return cr, nil
+}
+
+// tiedPaths names the notes of near-ties, sorted.
+func tiedPaths(ctx context.Context, db *index.DB, ties []pipeline.NearTie) ([]string, error) {
+	var ids []int64
+	for id := range pipeline.TiedNotes(ties) {
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	notes, err := db.Notes(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, notes[id].Path)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // diagnose finds the rank of the first relevant note after each stage, and

@@ -122,3 +122,16 @@ func TestManifestLookup(t *testing.T) {
 		})
 	}
 }
+
+func TestISAFrom(t *testing.T) {
+	for _, tc := range []struct{ arch, cpuinfo, want string }{
+		{"amd64", "processor\t: 0\nflags\t\t: fpu sse2 avx2 fma avx avx512f avx512_vnni amx_int8 f16c sse4_2\nbugs\t: x\nflags\t: avx\n", "amd64: amx_int8 avx avx2 avx512_vnni avx512f f16c fma"},
+		{"amd64", "flags\t: fpu sse2 avx avx2 fma f16c\n", "amd64: avx avx2 f16c fma"},
+		{"arm64", "Features\t: fp asimd asimddp sve i8mm bf16 crc32\n", "arm64: asimd asimddp bf16 i8mm sve"},
+		{"amd64", "", "amd64: unknown"},
+	} {
+		if got := isaFrom(tc.arch, tc.cpuinfo); got != tc.want {
+			t.Errorf("isaFrom(%q) = %q, want %q", tc.cpuinfo, got, tc.want)
+		}
+	}
+}

@@ -50,11 +50,12 @@ func (h *Hyde) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return fmt.Errorf("embed hyde expansion: %w", err)
 	}
-	items, outcome, info, err := knnNotes(ctx, env.DB, vecs[0], h.Limit, h.Ladder, st.Query.Filter)
+	step, err := knnNotes(ctx, env.DB, vecs[0], h.Limit, h.Ladder, st.Query.Filter)
 	if err != nil {
 		return err
 	}
-	st.produce(h.Name(), items, info, outcome)
+	step.Stage = h.Name()
+	st.produceStep(step)
 	return nil
 }
 

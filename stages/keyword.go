@@ -33,6 +33,7 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 	match := MatchExpr(st.Query.Text)
 	if match == "" {
 		st.produce(k.Name(), nil, "no searchable terms in the query", "")
+		st.markExact()
 		return nil
 	}
 	hits, err := env.DB.Keyword(ctx, match, k.Limit, st.Query.Filter)
@@ -40,5 +41,6 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 		return err
 	}
 	st.produce(k.Name(), notesFromHits(hits, k.Limit), "", "")
+	st.markExact() // bm25 from SQLite: the same on every CPU
 	return nil
 }

@@ -59,7 +59,11 @@ func (r *Recency) Run(ctx context.Context, env *Env, st *State) error {
 		out[i] = it
 	}
 	sortByScore(out)
+	exact := st.rankingExact()
 	st.rerank(r.Name(), out, "")
+	if exact {
+		st.markExact() // a date-derived boost added to exact scores
+	}
 	return nil
 }
 

@@ -40,6 +40,7 @@ func (r *RRF) Run(ctx context.Context, env *Env, st *State) error {
 		return ErrNoRanking
 	}
 	st.rerank(r.Name(), Fuse(st.Lists, r.K, r.Limit), "")
+	st.markExact() // a function of ranks alone
 	return nil
 }
 

@@ -153,6 +153,16 @@ type Step struct {
 	Info     string  // a line for people, e.g. the outcome of a scope escalation with its numbers
 	Outcome  Outcome // how a scoped search ended; "" for a stage that does not search a scope
 	Duration time.Duration
+	// Cut is the best note the stage left out of Items, where it knows it:
+	// a near-tie across the cut can change the list's membership on another
+	// CPU (pipeline.NearTies).
+	Cut *Item
+	// Exact says the scores come out the same on every CPU, given the lists
+	// before it: bm25 (SQLite's double arithmetic over term counts), rank
+	// fusion, a boost added to exact scores. A near-tie among exact scores
+	// is not noise. Model scores (cosines, reranker logits) are not exact:
+	// ONNX Runtime's kernels differ by instruction set.
+	Exact bool
 }
 
 // State is the working state of one query through a pipeline.
@@ -221,9 +231,14 @@ func (s *State) Notes(ctx context.Context, db *index.DB, items []Item) (map[int6
 // produce records a retrieval stage's list: it joins the lists rrf fuses and
 // becomes the current ranking.
 func (s *State) produce(stage string, items []Item, info string, outcome Outcome) {
-	s.Lists = append(s.Lists, List{Stage: stage, Items: items})
-	s.Ranking = items
-	s.Steps = append(s.Steps, Step{Stage: stage, Items: items, Info: info, Outcome: outcome})
+	s.produceStep(Step{Stage: stage, Items: items, Info: info, Outcome: outcome})
+}
+
+// produceStep is produce for a stage that fills in more of its step (Cut).
+func (s *State) produceStep(step Step) {
+	s.Lists = append(s.Lists, List{Stage: step.Stage, Items: step.Items})
+	s.Ranking = step.Items
+	s.Steps = append(s.Steps, step)
 }
 
 // rerank records a stage that reorders the current ranking.
@@ -231,6 +246,12 @@ func (s *State) rerank(stage string, items []Item, info string) {
 	s.Ranking = items
 	s.Steps = append(s.Steps, Step{Stage: stage, Items: items, Info: info})
 }
+
+// markExact records that the last step's scores are exact (Step.Exact).
+func (s *State) markExact() { s.Steps[len(s.Steps)-1].Exact = true }
+
+// rankingExact says whether the current ranking's scores are exact.
+func (s *State) rankingExact() bool { return len(s.Steps) > 0 && s.Steps[len(s.Steps)-1].Exact }
 
 // ErrNoRanking says a reordering stage ran before any retrieval stage.
 var ErrNoRanking = errors.New("no ranking to work on: put a retrieval stage (keyword, vector, hyde) first")
@@ -250,6 +271,21 @@ func notesFromHits(hits []index.Hit, limit int) []Item {
 		}
 	}
 	return out
+}
+
+// nextNote is the best hit of a note not among items: what a list cut from
+// hits left out first. Nil when every hit's note made the list.
+func nextNote(hits []index.Hit, items []Item) *Item {
+	in := make(map[int64]bool, len(items))
+	for _, it := range items {
+		in[it.NoteID] = true
+	}
+	for _, h := range hits {
+		if !in[h.NoteID] {
+			return &Item{NoteID: h.NoteID, ChunkID: h.ChunkID, Score: h.Score}
+		}
+	}
+	return nil
 }
 
 // sortByScore orders items by score, highest first; equal scores keep their

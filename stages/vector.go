@@ -77,38 +77,41 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	items, outcome, info, err := knnNotes(ctx, env.DB, qv, v.Limit, v.Ladder, st.Query.Filter)
+	step, err := knnNotes(ctx, env.DB, qv, v.Limit, v.Ladder, st.Query.Filter)
 	if err != nil {
 		return err
 	}
-	st.produce(v.Name(), items, info, outcome)
+	step.Stage = v.Name()
+	st.produceStep(step)
 	return nil
 }
 
 // knnNotes runs the KNN ladder and returns up to limit notes (best chunk each)
-// and how the search ended, as an Outcome and as a line for people.
-func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder []int, f index.Filter) ([]Item, Outcome, string, error) {
+// as a step (without its stage name): the items, the best note left out (nil
+// when the examined chunks held no other note), and how the search ended, as
+// an Outcome and as a line for people.
+func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder []int, f index.Filter) (Step, error) {
 	total, err := db.ChunkCount(ctx)
 	if err != nil {
-		return nil, "", "", err
+		return Step{}, err
 	}
 	want := limit
 	if !f.Empty() {
 		// A scope holding fewer notes than limit is filled once it is all found.
 		_, inScope, err := db.List(ctx, f, 0, 0)
 		if err != nil {
-			return nil, "", "", err
+			return Step{}, err
 		}
 		want = min(limit, inScope)
 		if want == 0 {
-			return nil, OutcomeDrained, fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", OutcomeDrained, total), nil
+			return Step{Outcome: OutcomeDrained, Info: fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", OutcomeDrained, total)}, nil
 		}
 	}
 	var items []Item
 	for i, k := range ladder {
 		hits, err := db.Nearest(ctx, qv, k)
 		if err != nil {
-			return nil, "", "", err
+			return Step{}, err
 		}
 		if !f.Empty() {
 			ids := make([]int64, len(hits))
@@ -117,7 +120,7 @@ func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder
 			}
 			ok, err := db.Matching(ctx, ids, f)
 			if err != nil {
-				return nil, "", "", err
+				return Step{}, err
 			}
 			kept := hits[:0]
 			for _, h := range hits {
@@ -128,14 +131,18 @@ func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder
 			hits = kept
 		}
 		items = notesFromHits(hits, limit)
+		step := Step{Items: items, Cut: nextNote(hits, items)}
 		switch {
 		case len(items) >= want:
-			return items, OutcomeFilled, fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", OutcomeFilled, len(items), min(k, total), total), nil
+			step.Outcome, step.Info = OutcomeFilled, fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", OutcomeFilled, len(items), min(k, total), total)
+			return step, nil
 		case k >= total:
-			return items, OutcomeDrained, fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", OutcomeDrained, total, len(items)), nil
+			step.Outcome, step.Info = OutcomeDrained, fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", OutcomeDrained, total, len(items))
+			return step, nil
 		case i == len(ladder)-1 || k >= index.MaxKNN:
-			return items, OutcomeLadderEnd, fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", OutcomeLadderEnd, k, total, len(items), want), nil
+			step.Outcome, step.Info = OutcomeLadderEnd, fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", OutcomeLadderEnd, k, total, len(items), want)
+			return step, nil
 		}
 	}
-	return items, "", "", nil
+	return Step{Items: items}, nil
 }

@@ -111,10 +111,17 @@ func cmdEval(ctx context.Context, args []string) error {
 			if err != nil {
 				return fmt.Errorf("eval --check: %w (write it with `vault-rag eval --update`)", err)
 			}
-			if diff := eval.Diff(old, cur); len(diff) > 0 {
+			diff := eval.Diff(old, cur)
+			if len(diff.Flips) > 0 {
+				fmt.Printf("eval --check: %s: %d differences from %s are near-tie flips (another CPU's kernels; allowed, see README \"Reproducible\"):\n", ds.Name, len(diff.Flips), path)
+				for _, d := range diff.Flips {
+					fmt.Println("  " + d)
+				}
+			}
+			if len(diff.Changes) > 0 {
 				failed = true
-				fmt.Printf("eval --check: %s differs from %s in %d places:\n", ds.Name, path, len(diff))
-				for _, d := range diff {
+				fmt.Printf("eval --check: %s differs from %s in %d places:\n", ds.Name, path, len(diff.Changes))
+				for _, d := range diff.Changes {
 					fmt.Println("  " + d)
 				}
 			} else {

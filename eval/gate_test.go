@@ -1,0 +1,79 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+)
+
+// gateBaseline is a one-configuration baseline of two queries.
+func gateBaseline() Baseline {
+	m := Metrics{Recall10: 1, MRR10: 0.75, NDCG10: 0.8}
+	return Baseline{Dataset: "t", Queries: 2, Notes: 5, Chunks: 7, Stamp: "abc", Configs: []BaselineConfig{{
+		Name: "hybrid", Status: "ok", Metrics: &m,
+		Ranks:    map[string][]int{"q1": {1}, "q2": {2}},
+		NDCG:     map[string]Fixed4{"q1": 1, "q2": 0.6},
+		NearTies: map[string][]string{"q2": {"a.md", "b.md"}},
+	}}}
+}
+
+// moved returns a copy of the baseline with q2 moved and the mean with it.
+func moved(b Baseline, ties []string) Baseline {
+	c := b.Configs[0]
+	m := *c.Metrics
+	m.MRR10, m.NDCG10 = 1, 0.9
+	c.Metrics = &m
+	c.Ranks = map[string][]int{"q1": {1}, "q2": {1}}
+	c.NDCG = map[string]Fixed4{"q1": 1, "q2": 0.8}
+	c.NearTies = map[string][]string{}
+	if ties != nil {
+		c.NearTies["q2"] = ties
+	}
+	b.Configs = []BaselineConfig{c}
+	return b
+}
+
+func TestDiffNearTies(t *testing.T) {
+	old := gateBaseline()
+	for _, tc := range []struct {
+		name               string
+		cur                Baseline
+		changes, flips     int
+		changeHas, flipHas string
+	}{
+		{name: "identical", cur: gateBaseline()},
+		{name: "near-tie sets differ, results do not", cur: func() Baseline {
+			b := gateBaseline()
+			b.Configs[0].NearTies = map[string][]string{"q1": {"c.md"}}
+			return b
+		}()},
+		{name: "a query moved by a near-tie seen in both runs", cur: moved(gateBaseline(), []string{"b.md", "z.md"}), flips: 3, flipHas: "near-tie among b.md"},
+		{name: "a query moved with no near-tie in this run", cur: moved(gateBaseline(), nil), changes: 3, changeHas: "no near-tie in both runs"},
+		{name: "a query moved with other notes near-tied", cur: moved(gateBaseline(), []string{"y.md"}), changes: 3},
+		{name: "a mean moved with no query moving", cur: func() Baseline {
+			b := gateBaseline()
+			m := *b.Configs[0].Metrics
+			m.NDCG10 = 0.81
+			b.Configs[0].Metrics = &m
+			return b
+		}(), changes: 1, changeHas: "ndcg@10 0.8000 → 0.8100"},
+		{name: "status", cur: func() Baseline {
+			b := gateBaseline()
+			b.Configs[0] = BaselineConfig{Name: "hybrid", Status: "skipped: model not installed"}
+			return b
+		}(), changes: 1, changeHas: "status"},
+		{name: "stamp", cur: func() Baseline { b := gateBaseline(); b.Stamp = "def"; return b }(), changes: 1, changeHas: "index stamp"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Diff(old, tc.cur)
+			if len(d.Changes) != tc.changes || len(d.Flips) != tc.flips {
+				t.Fatalf("changes %q, flips %q; want %d changes, %d flips", d.Changes, d.Flips, tc.changes, tc.flips)
+			}
+			if tc.changeHas != "" && !strings.Contains(strings.Join(d.Changes, "\n"), tc.changeHas) {
+				t.Errorf("changes %q do not mention %q", d.Changes, tc.changeHas)
+			}
+			if tc.flipHas != "" && !strings.Contains(strings.Join(d.Flips, "\n"), tc.flipHas) {
+				t.Errorf("flips %q do not mention %q", d.Flips, tc.flipHas)
+			}
+		})
+	}
+}

@@ -1,0 +1,160 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// ScoreTolerance is the largest difference in a model-derived score (a cosine,
+// a reranker logit) that is taken for floating-point noise between two CPUs.
+//
+// ONNX Runtime picks its kernels by instruction set (AVX2, AVX-512, VNNI,
+// AMX), and two kernel families sum in different orders, so one text embeds
+// to vectors that differ in their last bits. scripts/measure-drift.sh measures
+// it: the same passages and queries embedded natively (AVX-512 here) and under
+// valgrind (which hides AVX-512, so the AVX2 kernels run). Measured on
+// 2026-11-30 (160 query–passage cosines each): fp32 bge-small-en-v1.5 moved
+// at most 1.1e-6; int8 bge-small-en-v1.5-q at most 2.7e-6. The tolerance is ten
+// times the larger, so a result compared within it holds on another machine of
+// the kind, while a real change (another model, another text, another stage
+// setting) moves scores by orders of magnitude more.
+const ScoreTolerance = 3e-5
+
+// NearTie is two notes that one stage put next to each other (or the last
+// note of its list and the best one it left out) with scores closer than the
+// tolerance: another CPU may order them the other way, and every stage after
+// it inherits that order.
+type NearTie struct {
+	Stage string  `json:"stage"`
+	Rank  int     `json:"rank"` // the better of the two positions, from 1
+	A     int64   `json:"a"`
+	B     int64   `json:"b"`
+	Gap   float64 `json:"gap"`
+}
+
+// NearTies lists the near-ties of every step whose scores are not exact
+// (stages.Step.Exact: bm25, rank fusion and boosts over them come out the same
+// on every CPU and are skipped; a near-tie among them is real, not noise).
+// Exactly equal scores are not near-ties: they come from equal inputs, are
+// equal on every CPU, and are broken the same way everywhere.
+func NearTies(steps []stages.Step, tol float64) []NearTie {
+	var out []NearTie
+	for _, s := range steps {
+		if s.Exact {
+			continue
+		}
+		for i := 1; i < len(s.Items); i++ {
+			a, b := s.Items[i-1], s.Items[i]
+			if gap := math.Abs(a.Score - b.Score); gap > 0 && gap < tol {
+				out = append(out, NearTie{Stage: s.Stage, Rank: i, A: a.NoteID, B: b.NoteID, Gap: gap})
+			}
+		}
+		if n := len(s.Items); n > 0 && s.Cut != nil {
+			last := s.Items[n-1]
+			if gap := math.Abs(last.Score - s.Cut.Score); gap > 0 && gap < tol {
+				out = append(out, NearTie{Stage: s.Stage, Rank: n, A: last.NoteID, B: s.Cut.NoteID, Gap: gap})
+			}
+		}
+	}
+	return out
+}
+
+// TiedNotes is the set of notes taking part in any of the near-ties.
+func TiedNotes(ties []NearTie) map[int64]bool {
+	out := map[int64]bool{}
+	for _, t := range ties {
+		out[t.A], out[t.B] = true, true
+	}
+	return out
+}
+
+// Scored is one entry of a ranked list as a fixture or baseline keeps it.
+type Scored struct {
+	Path  string
+	Score float64
+}
+
+// Comparison is the outcome of comparing a stored ranking with a new one.
+type Comparison struct {
+	// Changes are real differences: an order, a membership or a score that
+	// moved by more than the tolerance and is not explained by a near-tie.
+	Changes []string
+	// Flips are differences explained by near-ties (allowed, reported).
+	Flips []string
+	// Drift is the largest score difference among notes compared by score.
+	Drift float64
+}
+
+// CompareRanked compares a stored ranking (want) with a new one (got) of the
+// same query. Notes in tied — those that took part in a near-tie in both
+// runs, at any stage — may move, enter or leave: a flip upstream moves them
+// through every later stage (a rank-fused score jumps by a whole rank), so
+// they are reported, not failed. Every other note must keep its relative
+// order and its score within tol. When both lists were cut at the same length,
+// the notes that a tied note pushed below the cut may drop out of the tail.
+func CompareRanked(want, got []Scored, tied map[string]bool, tol float64) Comparison {
+	var c Comparison
+	rest := func(l []Scored) []Scored {
+		var out []Scored
+		for _, s := range l {
+			if !tied[s.Path] {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	w, g := rest(want), rest(got)
+	n := min(len(w), len(g))
+	for i := 0; i < n; i++ {
+		if w[i].Path != g[i].Path {
+			c.Changes = append(c.Changes, fmt.Sprintf("order: %s where %s was (no near-tie explains it)", g[i].Path, w[i].Path))
+			return c
+		}
+		d := math.Abs(w[i].Score - g[i].Score)
+		c.Drift = math.Max(c.Drift, d)
+		if d > tol {
+			c.Changes = append(c.Changes, fmt.Sprintf("score: %s %.6f → %.6f (moved %.2g, tolerance %.2g)", w[i].Path, w[i].Score, g[i].Score, d, tol))
+		}
+	}
+	if len(w) != len(g) {
+		longer, which := w[n:], "dropped"
+		if len(g) > len(w) {
+			longer, which = g[n:], "added"
+		}
+		if len(want) != len(got) {
+			c.Changes = append(c.Changes, fmt.Sprintf("length: %d notes → %d", len(want), len(got)))
+		} else {
+			for _, s := range longer {
+				c.Flips = append(c.Flips, fmt.Sprintf("%s %s at the cut (pushed by a near-tied note)", s.Path, which))
+			}
+		}
+	}
+	wpos, gpos := positions(want), positions(got)
+	var moved []string
+	for p := range tied {
+		wi, inW := wpos[p]
+		gi, inG := gpos[p]
+		switch {
+		case inW && inG && wi != gi:
+			moved = append(moved, fmt.Sprintf("%s rank %d → %d (near-tie)", p, wi+1, gi+1))
+		case inW && !inG:
+			moved = append(moved, fmt.Sprintf("%s left the list (near-tie)", p))
+		case !inW && inG:
+			moved = append(moved, fmt.Sprintf("%s entered the list at rank %d (near-tie)", p, gi+1))
+		}
+	}
+	sort.Strings(moved)
+	c.Flips = append(c.Flips, moved...)
+	return c
+}
+
+func positions(l []Scored) map[string]int {
+	out := make(map[string]int, len(l))
+	for i, s := range l {
+		out[s.Path] = i
+	}
+	return out
+}
