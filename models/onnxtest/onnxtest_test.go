@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
 // ortSkip is non-empty when the ONNX Runtime library is unavailable.
@@ -39,7 +41,7 @@ func TestMain(m *testing.M) {
 func requireORT(t *testing.T) {
 	t.Helper()
 	if ortSkip != "" {
-		t.Skip(ortSkip)
+		modeltest.Missing(t, "%s", ortSkip)
 	}
 }
 
