@@ -95,6 +95,9 @@ func Import(dataDir string, s Spec, paths []string) (Status, error) {
 	if err := os.WriteFile(filepath.Join(stage, stampName), raw, 0o644); err != nil {
 		return Status{}, err
 	}
+	if err := os.Chmod(stage, 0o755); err != nil { // MkdirTemp made it private
+		return Status{}, err
+	}
 	if err := swapInto(stage, ModelDir(dataDir, s.Name)); err != nil {
 		return Status{}, fmt.Errorf("import %s: %w", s.Name, err)
 	}
