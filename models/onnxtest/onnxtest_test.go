@@ -11,6 +11,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
@@ -18,10 +19,7 @@ import (
 var ortSkip string
 
 func TestMain(m *testing.M) {
-	lib := os.Getenv("ONNXRUNTIME_LIB")
-	if lib == "" {
-		lib = filepath.Join("..", "..", "data", "lib", "libonnxruntime.so")
-	}
+	lib := models.RuntimeLibrary() // $ONNXRUNTIME_LIB, else the data folder's, named for this OS
 	if _, err := os.Stat(lib); err != nil {
 		ortSkip = fmt.Sprintf("ONNX Runtime shared library not available (set ONNXRUNTIME_LIB): %v", err)
 		os.Exit(m.Run())
