@@ -78,12 +78,26 @@ func Fetch(ctx context.Context, dataDir string, s Spec, log func(string)) (Statu
 		log = func(string) {}
 	}
 	dir := ModelDir(dataDir, s.Name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Status{}, err
 	}
 	var errs []string
 	for _, src := range s.Sources {
-		err := fetchFrom(ctx, dataDir, dir, s, src)
+		// Each source fills a folder of its own, renamed into place only
+		// when every file has its pinned sha256 (as Import does): a failed or
+		// interrupted fetch leaves nothing, and an earlier install stays.
+		stage, err := os.MkdirTemp(parent, ".fetch-"+s.Name+"-")
+		if err != nil {
+			return Status{}, err
+		}
+		err = fetchFrom(ctx, dataDir, stage, s, src)
+		if err == nil {
+			if err = os.Chmod(stage, 0o755); err == nil {
+				err = swapInto(stage, dir)
+			}
+		}
+		os.RemoveAll(stage) // gone already when it was renamed
 		if err == nil {
 			log(fmt.Sprintf("%s: installed from %s", s.Name, sourceLine(s, src)))
 			return Check(dataDir, s), nil

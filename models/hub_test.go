@@ -82,3 +82,16 @@ func TestManifestPinsRevisions(t *testing.T) {
 		t.Error("no Hugging Face URL in the manifest: the test checks nothing")
 	}
 }
+
+// A fetch that no source completes leaves nothing under models/: no empty
+// folder, no staging folder, no partial file.
+func TestFetchFailureLeavesNothing(t *testing.T) {
+	srv := newFileServer(t, map[string][]byte{"/half/model.onnx": tinyFiles["model.onnx"]}) // tokenizer.json 404s
+	dataDir := t.TempDir()
+	if _, err := Fetch(context.Background(), dataDir, tinySpec(srv.source("half mirror", "half")), nil); err == nil {
+		t.Fatal("Fetch succeeded without tokenizer.json")
+	}
+	if got := listTree(t, dataDir); len(got) != 1 || got[0] != "models" {
+		t.Errorf("data folder holds %v after a failed fetch, want only models/", got)
+	}
+}
