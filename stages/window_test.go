@@ -28,7 +28,9 @@ type recorderModels struct {
 	r *recorder
 }
 
-func (m recorderModels) CrossEncoder(context.Context, string) (stages.PairScorer, error) { return m.r, nil }
+func (m recorderModels) CrossEncoder(context.Context, string) (stages.PairScorer, error) {
+	return m.r, nil
+}
 
 func words(prefix string, n int) string {
 	w := make([]string, n)
