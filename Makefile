@@ -18,7 +18,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './data/*' -not -path './no
 ## setup: native libraries, Go modules and models (idempotent, cached under data/)
 setup: $(DATA)/.setup-done
 
-$(DATA)/.setup-done: scripts/setup.sh models/manifest.json go.mod
+$(DATA)/.setup-done: scripts/setup.sh scripts/platform.sh models/manifest.json go.mod
 	bash scripts/setup.sh
 	$(MAKE) --no-print-directory build
 	$(BIN) models fetch

@@ -31,7 +31,11 @@ type Options struct {
 	Queries   int    // queries per dataset for latency (default 50)
 	Reps      int    // repetitions of the reindex measurements (default 3)
 	Prepare   bool   // only generate and index the scale vaults (cached for later runs)
-	Log       func(string)
+	Only      string // "rerank": only the rerank section (on the demo vault)
+	// RerankQueries is how many demo queries the rerank section times per
+	// passage and scorer (default 10).
+	RerankQueries int
+	Log           func(string)
 }
 
 // Figure is one measured number.
@@ -105,6 +109,15 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		}
 		return res, nil
 	}
+	if o.Only != "" && o.Only != "rerank" {
+		return nil, fmt.Errorf("--only %q: the one section that runs alone is rerank", o.Only)
+	}
+	if o.RerankQueries == 0 {
+		o.RerankQueries = 10
+	}
+	if o.Only == "rerank" {
+		return res, onlyRerank(ctx, o, res, work, logf)
+	}
 	// Reindex of the demo vault, per embedder: cold (a new registry, so the
 	// model load is included), warm, and incremental after one note changes.
 	for _, name := range []string{models.DefaultEmbedder, "bge-small-en-v1.5-q"} {
@@ -142,7 +155,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	if err := latency(ctx, res, reg, nil, cfgs, "demo", demoDB, texts(demo.Queries, o.Queries), logf); err != nil {
 		return nil, err
 	}
-	if err := rerankCost(ctx, res, reg, demoDB, texts(demo.Queries, 10)); err != nil {
+	if err := rerankCost(ctx, res, reg, demoDB, texts(demo.Queries, o.RerankQueries), logf); err != nil {
 		return nil, err
 	}
 	if o.Cranfield != "" {
@@ -392,52 +405,6 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 	res.add("size", "notes", dataset, float64(st.Notes), "", "")
 	res.add("size", "chunks", dataset, float64(st.Chunks), "", "")
 	res.add("size", "index size on disk", dataset, float64(st.Bytes)/(1<<20), "MiB", db.Meta("embedder"))
-	return nil
-}
-
-// rerankCost times the rerank stage alone over 30 candidates per passage
-// source, without the passage cache, after the hybrid stages.
-func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath string, queries []string) error {
-	db, err := index.Open(ctx, dbPath)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	env := &stages.Env{DB: db, Models: pipeline.RegistryModels{R: reg}}
-	for _, scorer := range []string{"cross-encoder", "bi-encoder"} {
-		for _, passage := range []string{"snippet", "chunk", "note"} {
-			cfg, err := pipeline.Parse("bench.yaml", []byte(fmt.Sprintf(`stages:
-  - keyword: {limit: 40}
-  - vector: {limit: 40}
-  - rrf: {k: 60, limit: 30}
-  - rerank: {scorer: %s, passage: %s, candidates: 30}
-`, scorer, passage)))
-			if err != nil {
-				return err
-			}
-			name := fmt.Sprintf("rerank 30 candidates, %s, %s", scorer, passage)
-			var ds []time.Duration
-			failed := ""
-			for i, q := range append([]string{queries[0]}, queries...) {
-				_, st, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: q, Now: eval.DefaultNow})
-				if errors.Is(err, models.ErrNotInstalled) {
-					failed = "model not installed"
-					break
-				}
-				if err != nil {
-					return err
-				}
-				if i > 0 { // the first run warms up
-					ds = append(ds, st.Steps[len(st.Steps)-1].Duration)
-				}
-			}
-			if failed != "" {
-				res.add("rerank", name, "demo", 0, "ms", failed)
-				continue
-			}
-			res.add("rerank", name+" p50", "demo", ms(eval.Percentile(ds, 50)), "ms", fmt.Sprintf("%d queries, no passage cache", len(ds)))
-		}
-	}
 	return nil
 }
 

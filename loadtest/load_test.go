@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
 // TestLoad runs a small load (200 calls from 16 clients) against the real
@@ -37,7 +39,7 @@ func TestLoad(t *testing.T) {
 	o.Timeout, o.Log = 5*time.Minute, &log
 	rep, err := Run(context.Background(), o)
 	if errors.Is(err, ErrNoEmbedder) {
-		t.Skip(err)
+		modeltest.Missing(t, "%v", err)
 	}
 	if rep != nil {
 		var table bytes.Buffer

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -45,7 +46,7 @@ func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, lib stri
 	if err := initRuntime(lib); err != nil {
 		return nil, err
 	}
-	tok, err := tokenizers.FromFile(tokenizerPath)
+	tok, err := loadTokenizer(tokenizerPath)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", tokenizerPath, err)
 	}
@@ -81,6 +82,34 @@ func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, lib stri
 	return b, nil
 }
 
+// loadTokenizer loads a tokenizer.json without its own truncation and padding:
+// vault-rag cuts and pads by its own rules (a pair's passage, never its query;
+// each batch to its longest row), and some exports ship a tokenizer that cuts
+// every text at 128 tokens and pads it to 128 (all-MiniLM-L6-v2's does).
+func loadTokenizer(path string) (*tokenizers.Tokenizer, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	changed := false
+	for _, k := range []string{"truncation", "padding"} {
+		if v, ok := doc[k]; ok && string(v) != "null" {
+			doc[k] = json.RawMessage("null")
+			changed = true
+		}
+	}
+	if changed {
+		if raw, err = json.Marshal(doc); err != nil {
+			return nil, err
+		}
+	}
+	return tokenizers.FromBytes(raw)
+}
+
 func (b *bert) close() {
 	if b.sess != nil {
 		b.sess.Destroy()
@@ -105,29 +134,59 @@ type sequence struct {
 	ids, types []int64
 }
 
+// BatchStats says how one call was cut into ONNX runs: what a reranker's cost
+// is made of.
+type BatchStats struct {
+	Rows    int // sequences (pairs, for a cross-encoder)
+	Batches int // ONNX runs
+	Tokens  int // real tokens, special tokens included
+	Padded  int // tokens fed to the model: rows × the batch's longest, summed
+	Longest int // the longest row
+}
+
 // run feeds sequences to the model in length-sorted batches and calls emit with
 // each row's output: the [seq, width] hidden states or the [width] logits,
 // depending on the output's rank. Rows of one batch are padded to its longest.
 func (b *bert) run(ctx context.Context, seqs []sequence, emit func(i int, out []float32)) error {
+	_, err := b.runStats(ctx, seqs, 0, emit)
+	return err
+}
+
+// runStats is run with a bound on padding: with maxPad > 0 a batch is closed
+// before a row that would make more than that fraction of it padding, so
+// short pairs are not padded to a long one's length (sorting alone leaves
+// that to chance at the batch boundaries).
+func (b *bert) runStats(ctx context.Context, seqs []sequence, maxPad float64, emit func(i int, out []float32)) (BatchStats, error) {
 	order := make([]int, len(seqs))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(x, y int) bool { return len(seqs[order[x]].ids) < len(seqs[order[y]].ids) })
+	st := BatchStats{Rows: len(seqs)}
 	for lo := 0; lo < len(order); {
 		if err := ctx.Err(); err != nil {
-			return err
+			return st, err
 		}
-		hi := lo + 1
+		hi, real := lo+1, len(seqs[order[lo]].ids)
 		for hi < len(order) && (hi-lo+1)*len(seqs[order[hi]].ids) <= maxBatchTokens && hi-lo < 64 {
+			n := len(seqs[order[hi]].ids)
+			if maxPad > 0 && float64((hi-lo+1)*n-(real+n)) > maxPad*float64((hi-lo+1)*n) {
+				break
+			}
+			real += n
 			hi++
 		}
+		width := len(seqs[order[hi-1]].ids)
+		st.Batches++
+		st.Tokens += real
+		st.Padded += (hi - lo) * width
+		st.Longest = max(st.Longest, width)
 		if err := b.runBatch(seqs, order[lo:hi], emit); err != nil {
-			return err
+			return st, err
 		}
 		lo = hi
 	}
-	return nil
+	return st, nil
 }
 
 func (b *bert) runBatch(seqs []sequence, rows []int, emit func(int, []float32)) error {

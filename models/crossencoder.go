@@ -9,19 +9,76 @@ import (
 // classifier: one signed logit per pair, higher is more relevant. It is safe for
 // concurrent use.
 type CrossEncoder struct {
-	b *bert
+	b          *bert
+	pooling    string
+	standInFor string
 }
 
 // Name is the model's name, as in the manifest.
 func (c *CrossEncoder) Name() string { return c.b.name }
 
+// StandInFor names the cross-encoder this model only stands in for, as a
+// measure of cost ("" for a real cross-encoder). A stand-in's scores mean
+// nothing as relevance.
+func (c *CrossEncoder) StandInFor() string { return c.standInFor }
+
+// CountTokens counts text's tokens without special tokens.
+func (c *CrossEncoder) CountTokens(text string) int { return len(c.b.ids(text)) }
+
 // maxQueryTokens keeps a long query from crowding the passage out of the window.
 const maxQueryTokens = 64
+
+// maxPadding is the share of a cross-encoder batch that may be padding: pairs
+// are sorted by length and a batch ends before a pair that would pad it more.
+// Batches of similar lengths cost what their tokens cost; one batch of a
+// 20-token pair and a 500-token pair costs two 500-token pairs.
+const maxPadding = 0.2
+
+// Poolings the manifest may name for a cross-encoder's output.
+const (
+	// PoolLogit: the output is [batch, 1], the classifier's logit (the
+	// default, what ms-marco-MiniLM-L-6-v2 exports).
+	PoolLogit = "logit"
+	// PoolCLS0: the output is the hidden states [batch, seq, width]; the
+	// "logit" is the first component of the [CLS] row. Only a cost stand-in
+	// (an encoder without a classifier head) uses it: the number means
+	// nothing as relevance, but the encoder's work is the same.
+	PoolCLS0 = "cls0"
+)
 
 // Score returns one logit per passage for the query, in one batched pass.
 // Each pair is [CLS] query [SEP] passage [SEP] with segment ids 0 then 1; the
 // passage is truncated to what the window leaves.
 func (c *CrossEncoder) Score(ctx context.Context, query string, passages []string) ([]float32, error) {
+	out, _, err := c.ScoreStats(ctx, query, passages)
+	return out, err
+}
+
+// ScoreStats is Score, also saying how the pairs were batched.
+func (c *CrossEncoder) ScoreStats(ctx context.Context, query string, passages []string) ([]float32, BatchStats, error) {
+	seqs := c.pairs(query, passages)
+	out := make([]float32, len(passages))
+	var bad error
+	st, err := c.b.runStats(ctx, seqs, maxPadding, func(i int, row []float32) {
+		switch {
+		case c.pooling == PoolCLS0 && len(row) > 0:
+			out[i] = row[0] // [CLS] is position 0, its first component is row[0]
+		case c.pooling != PoolCLS0 && len(row) == 1:
+			out[i] = row[0]
+		default:
+			bad = fmt.Errorf("%s: %d output values per pair, want 1 (pooling %q)", c.b.name, len(row), c.pooling)
+		}
+	})
+	if err == nil {
+		err = bad
+	}
+	return out, st, err
+}
+
+// pairs tokenizes each (query, passage) pair as the model reads it: the query
+// cut to maxQueryTokens, the passage to what the window leaves, never the
+// other way round.
+func (c *CrossEncoder) pairs(query string, passages []string) []sequence {
 	q := c.b.ids(query)
 	if len(q) > maxQueryTokens {
 		q = q[:maxQueryTokens]
@@ -45,17 +102,5 @@ func (c *CrossEncoder) Score(ctx context.Context, query string, passages []strin
 		}
 		seqs[i] = sequence{ids: ids, types: types}
 	}
-	out := make([]float32, len(passages))
-	var bad error
-	err := c.b.run(ctx, seqs, func(i int, logits []float32) {
-		if len(logits) != 1 {
-			bad = fmt.Errorf("%s: %d logits per pair, want 1", c.b.name, len(logits))
-			return
-		}
-		out[i] = logits[0]
-	})
-	if err == nil {
-		err = bad
-	}
-	return out, err
+	return seqs
 }

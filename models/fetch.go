@@ -78,14 +78,28 @@ func Fetch(ctx context.Context, dataDir string, s Spec, log func(string)) (Statu
 		log = func(string) {}
 	}
 	dir := ModelDir(dataDir, s.Name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Status{}, err
 	}
 	var errs []string
 	for _, src := range s.Sources {
-		err := fetchFrom(ctx, dataDir, dir, s, src)
+		// Each source fills a folder of its own, renamed into place only
+		// when every file has its pinned sha256 (as Import does): a failed or
+		// interrupted fetch leaves nothing, and an earlier install stays.
+		stage, err := os.MkdirTemp(parent, ".fetch-"+s.Name+"-")
+		if err != nil {
+			return Status{}, err
+		}
+		err = fetchFrom(ctx, dataDir, stage, s, src)
 		if err == nil {
-			log(fmt.Sprintf("%s: installed from %s", s.Name, src.Label))
+			if err = os.Chmod(stage, 0o755); err == nil {
+				err = swapInto(stage, dir)
+			}
+		}
+		os.RemoveAll(stage) // gone already when it was renamed
+		if err == nil {
+			log(fmt.Sprintf("%s: installed from %s", s.Name, sourceLine(s, src)))
 			return Check(dataDir, s), nil
 		}
 		log(fmt.Sprintf("%s: %s unavailable: %v", s.Name, src.Label, err))
@@ -101,7 +115,7 @@ func fetchFrom(ctx context.Context, dataDir, dir string, s Spec, src Source) err
 		var err error
 		switch src.Kind {
 		case "http":
-			err = download(ctx, src.URLs[f.Name], tmp)
+			err = download(ctx, HubURL(src.URLs[f.Name]), tmp)
 		case "maven":
 			err = fromMaven(ctx, dataDir, src, f.Name, tmp)
 		default:
@@ -124,8 +138,52 @@ func fetchFrom(ctx context.Context, dataDir, dir string, s Spec, src Source) err
 		}
 		got[f.Name] = sum
 	}
-	raw, _ := json.MarshalIndent(stamp{Source: src.Label, SHA256: got, Verified: time.Now().UTC()}, "", "  ")
+	raw, _ := json.MarshalIndent(stamp{Source: sourceLine(s, src), SHA256: got, Verified: time.Now().UTC()}, "", "  ")
 	return os.WriteFile(filepath.Join(dir, stampName), raw, 0o644)
+}
+
+// hubHost is the host the manifest's Hugging Face URLs name.
+const hubHost = "https://huggingface.co"
+
+// HubURL rewrites a Hugging Face URL to the mirror $HF_ENDPOINT names (the
+// variable the Hugging Face tools read), keeping the path and so the pinned
+// revision; other URLs, or no HF_ENDPOINT, leave it as it is. The sha256 check
+// after the download is the same either way.
+func HubURL(u string) string {
+	ep := strings.TrimRight(strings.TrimSpace(os.Getenv("HF_ENDPOINT")), "/")
+	if ep == "" || ep == hubHost || !strings.HasPrefix(u, hubHost+"/") {
+		return u
+	}
+	return ep + strings.TrimPrefix(u, hubHost)
+}
+
+// sourceLine says where a source's files actually came from: its label, the
+// mirror when HF_ENDPOINT redirected it, and the proxy when one was in the
+// way (HTTP_PROXY, HTTPS_PROXY and NO_PROXY, read by Go's
+// http.ProxyFromEnvironment as the download itself does).
+func sourceLine(s Spec, src Source) string {
+	if src.Kind != "http" {
+		return src.Label
+	}
+	line := src.Label
+	for _, f := range s.Files {
+		u := src.URLs[f.Name]
+		if u == "" {
+			continue
+		}
+		if m := HubURL(u); m != u {
+			line += " via " + strings.TrimRight(os.Getenv("HF_ENDPOINT"), "/")
+			u = m
+		}
+		if req, err := http.NewRequest(http.MethodGet, u, nil); err == nil {
+			if p, err := http.ProxyFromEnvironment(req); err == nil && p != nil {
+				p.User = nil // never print credentials
+				line += " through proxy " + p.String()
+			}
+		}
+		break
+	}
+	return line
 }
 
 func download(ctx context.Context, url, dst string) error {

@@ -8,14 +8,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
-// requireRuntime skips when ONNX Runtime is not on this machine (`make setup`
+// requireRuntime skips (fails under VAULT_RAG_REQUIRE_MODELS=1) when ONNX Runtime is not on this machine (`make setup`
 // puts it in data/lib).
 func requireRuntime(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(RuntimeLibrary()); err != nil {
-		t.Skipf("ONNX Runtime not installed (%v); run `make setup`", err)
+		modeltest.Missing(t, "ONNX Runtime not installed (%v); run `make setup`", err)
 	}
 }
 
@@ -25,7 +27,7 @@ func realTokenizer(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(ModelDir(DataDir(), DefaultEmbedder), "tokenizer.json")
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("tokenizer.json of %s not installed (%v); run `make setup`", DefaultEmbedder, err)
+		modeltest.Missing(t, "tokenizer.json of %s not installed (%v); run `make setup`", DefaultEmbedder, err)
 	}
 	return p
 }
@@ -44,7 +46,7 @@ func requireRealModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st := Check(DataDir(), s); !st.Installed {
-		t.Skipf("%s not installed in %s (%s); run `make setup`", DefaultEmbedder, DataDir(), st.Problem)
+		modeltest.Missing(t, "%s not installed in %s (%s); run `make setup`", DefaultEmbedder, DataDir(), st.Problem)
 	}
 }
 

@@ -12,15 +12,23 @@ var manifestJSON []byte
 // Spec describes one model once: its files with their sizes and sha256, and
 // the sources to fetch them from, in order of preference.
 type Spec struct {
-	Name        string   `json:"name"`
-	Role        string   `json:"role"` // "embedder" or "cross-encoder"
-	Description string   `json:"description"`
-	Dim         int      `json:"dim,omitempty"`
-	MaxTokens   int      `json:"max_tokens"`
-	Output      string   `json:"output"`
-	QueryPrefix string   `json:"query_prefix,omitempty"`
-	Files       []File   `json:"files"`
-	Sources     []Source `json:"sources"`
+	Name        string `json:"name"`
+	Role        string `json:"role"` // "embedder" or "cross-encoder"
+	Description string `json:"description"`
+	Dim         int    `json:"dim,omitempty"`
+	MaxTokens   int    `json:"max_tokens"`
+	Output      string `json:"output"`
+	QueryPrefix string `json:"query_prefix,omitempty"`
+	// Pooling is how a cross-encoder's output becomes one number per pair:
+	// "logit" (the default: the output is the classifier's logit) or "cls0"
+	// (the output is hidden states; the first component of [CLS] is taken),
+	// which only a cost stand-in uses.
+	Pooling string `json:"pooling,omitempty"`
+	// StandInFor names the model this one stands in for as a measure of cost
+	// only: same encoder shape, no relevance head, scores that mean nothing.
+	StandInFor string   `json:"stand_in_for,omitempty"`
+	Files      []File   `json:"files"`
+	Sources    []Source `json:"sources"`
 }
 
 // File is one file of a model.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -88,10 +89,20 @@ func BesideExecutable(sub string) string {
 }
 
 // RuntimeLibrary is the ONNX Runtime shared library path: $ONNXRUNTIME_LIB, else
-// DataDir()/lib/libonnxruntime.so.
+// DataDir()/lib/ and the platform's file name (RuntimeLibraryName).
 func RuntimeLibrary() string {
 	if p := os.Getenv("ONNXRUNTIME_LIB"); p != "" {
 		return p
 	}
-	return filepath.Join(DataDir(), "lib", "libonnxruntime.so")
+	return filepath.Join(DataDir(), "lib", RuntimeLibraryName(runtime.GOOS))
+}
+
+// RuntimeLibraryName is the file scripts/setup.sh installs ONNX Runtime as on
+// an operating system: libonnxruntime.dylib on macOS, libonnxruntime.so
+// elsewhere.
+func RuntimeLibraryName(goos string) string {
+	if goos == "darwin" {
+		return "libonnxruntime.dylib"
+	}
+	return "libonnxruntime.so"
 }

@@ -181,11 +181,19 @@ func OpenEmbedder(s Spec, dir, lib string) (*Embedder, error) {
 // OpenCrossEncoder loads a cross-encoder from a folder holding model.onnx and
 // tokenizer.json.
 func OpenCrossEncoder(s Spec, dir, lib string) (*CrossEncoder, error) {
+	pooling := s.Pooling
+	switch pooling {
+	case "", PoolLogit:
+		pooling = PoolLogit
+	case PoolCLS0:
+	default:
+		return nil, fmt.Errorf("load %s: pooling %q is not one of %s, %s", s.Name, s.Pooling, PoolLogit, PoolCLS0)
+	}
 	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), outputOr(s.Output, "logits"), maxOr(s.MaxTokens), lib)
 	if err != nil {
 		return nil, err
 	}
-	return &CrossEncoder{b: b}, nil
+	return &CrossEncoder{b: b, pooling: pooling, standInFor: s.StandInFor}, nil
 }
 
 func outputOr(s, def string) string {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/models/modeltest"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -140,7 +141,7 @@ func realEnv(t *testing.T) *stages.Env {
 		}
 	})
 	if errors.Is(realErr, models.ErrNotInstalled) {
-		t.Skipf("the real embedder is not installed (run `make setup`): %v", realErr)
+		modeltest.Missing(t, "the real embedder is not installed (run `make setup`): %v", realErr)
 	}
 	if realErr != nil {
 		t.Fatalf("index the demo vault with the real embedder: %v", realErr)

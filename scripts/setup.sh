@@ -13,41 +13,51 @@ cd "$(dirname "$0")/.."
 ORT_VERSION=1.24.1          # matches github.com/yalue/onnxruntime_go v1.27.0's C API
 TOKENIZERS_VERSION=v1.22.1  # its Cargo.lock resolves entirely from crates.io
 LIB=data/lib
-mkdir -p "$LIB"
 log() { printf 'setup: %s\n' "$*"; }
 
-# --- sqlite3.h: sqlite-vec's cgo binding compiles against the system header.
-if [ ! -f /usr/include/sqlite3.h ]; then
+# --- the platform: which archives and which library file (scripts/platform.sh,
+# tested by scripts/platform_test.go). A platform with no source stops here, in
+# one line.
+VR_ORT_VERSION=$ORT_VERSION VR_TOKENIZERS_VERSION=$TOKENIZERS_VERSION
+. scripts/platform.sh
+vr_platform "$(uname -s)" "$(uname -m)" || exit 1
+ORT_LIB=$VR_ORT_LIB
+log "platform: $VR_PLATFORM"
+mkdir -p "$LIB"
+
+# --- sqlite3.h: sqlite-vec's cgo binding compiles against the system header
+# (macOS ships it with the command line tools; Debian in libsqlite3-dev).
+if [ "$(uname -s)" = Linux ] && [ ! -f /usr/include/sqlite3.h ]; then
   log "installing libsqlite3-dev (sqlite3.h for the sqlite-vec binding)"
   (apt-get update -qq && apt-get install -y -qq libsqlite3-dev) >/dev/null
 fi
 
 # --- 1. ONNX Runtime shared library
-if [ ! -s "$LIB/libonnxruntime.so" ]; then
+if [ ! -s "$LIB/$ORT_LIB" ]; then
   tmp=$(mktemp -d)
-  url="https://github.com/microsoft/onnxruntime/releases/download/v${ORT_VERSION}/onnxruntime-linux-x64-${ORT_VERSION}.tgz"
+  url="https://github.com/microsoft/onnxruntime/releases/download/v${ORT_VERSION}/${VR_ORT_ARCHIVE}"
   if curl -fsSL --connect-timeout 10 -m 300 -o "$tmp/ort.tgz" "$url" 2>/dev/null; then
-    tar -xzf "$tmp/ort.tgz" -C "$tmp"
-    cp "$tmp/onnxruntime-linux-x64-${ORT_VERSION}/lib/libonnxruntime.so.${ORT_VERSION}" "$LIB/libonnxruntime.so"
-    log "onnxruntime ${ORT_VERSION}: official release archive"
+    tar -xzf "$tmp/ort.tgz" -C "$tmp" "$VR_ORT_MEMBER"
+    cp "$tmp/$VR_ORT_MEMBER" "$LIB/$ORT_LIB"
+    log "onnxruntime ${ORT_VERSION}: official release archive ${VR_ORT_ARCHIVE}"
   else
     log "onnxruntime ${ORT_VERSION}: release archive unreachable, using npm package onnxruntime-node@${ORT_VERSION}"
     (cd "$tmp" && npm pack --silent "onnxruntime-node@${ORT_VERSION}" >/dev/null)
-    tar -xzf "$tmp"/onnxruntime-node-${ORT_VERSION}.tgz -C "$tmp" package/bin/napi-v6/linux/x64/libonnxruntime.so.1
-    cp "$tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$LIB/libonnxruntime.so"
+    tar -xzf "$tmp"/onnxruntime-node-${ORT_VERSION}.tgz -C "$tmp" "$VR_ORT_NPM"
+    cp "$tmp/$VR_ORT_NPM" "$LIB/$ORT_LIB"
   fi
   rm -rf "$tmp"
 else
-  log "onnxruntime: cached ($LIB/libonnxruntime.so)"
+  log "onnxruntime: cached ($LIB/$ORT_LIB)"
 fi
 
 # --- 2. libtokenizers.a for github.com/daulet/tokenizers
 if [ ! -s "$LIB/libtokenizers.a" ]; then
   tmp=$(mktemp -d)
-  url="https://github.com/daulet/tokenizers/releases/download/${TOKENIZERS_VERSION}/libtokenizers.linux-x86_64.tar.gz"
+  url="https://github.com/daulet/tokenizers/releases/download/${TOKENIZERS_VERSION}/${VR_TOK_ARCHIVE}"
   if curl -fsSL --connect-timeout 10 -m 300 -o "$tmp/tok.tgz" "$url" 2>/dev/null; then
     tar -xzf "$tmp/tok.tgz" -C "$LIB" libtokenizers.a
-    log "libtokenizers ${TOKENIZERS_VERSION}: prebuilt release archive"
+    log "libtokenizers ${TOKENIZERS_VERSION}: prebuilt release archive ${VR_TOK_ARCHIVE}"
   else
     log "libtokenizers ${TOKENIZERS_VERSION}: release archive unreachable, building with cargo (about 2-3 minutes on 2 cores)"
     go mod download github.com/daulet/tokenizers

@@ -51,6 +51,9 @@ func (s *Server) degradedStages() []string {
 		if spec.Role == "embedder" && spec.Name != s.opts.Embedder {
 			continue // another embedder than the index's degrades nothing
 		}
+		if spec.StandInFor != "" {
+			continue // a cost stand-in (for benchmarks) serves no search
+		}
 		if st := models.Check(reg.DataDir(), spec); !st.Installed {
 			what := strings.Join(append(pipeline.StagesNeeding(spec.Role), toolsNeeding[spec.Role]...), ", ")
 			if what == "" {

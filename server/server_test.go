@@ -442,7 +442,7 @@ func TestModelsLoadOnceForConcurrentFirstCalls(t *testing.T) {
 }
 
 func TestHTTPGuards(t *testing.T) {
-	s := newServer(t, nil)
+	s := newModelFreeServer(t, nil)
 	base := serveHTTP(t, s)
 	port := base[strings.LastIndex(base, ":")+1:]
 	do := func(method, host, origin string, body io.Reader, size int64) int {
@@ -529,7 +529,7 @@ func TestHTTPGuards(t *testing.T) {
 }
 
 func TestToken(t *testing.T) {
-	s := newServer(t, func(o *Options) { o.Token = "s3cret-token" })
+	s := newModelFreeServer(t, func(o *Options) { o.Token = "s3cret-token" })
 	base := serveHTTP(t, s)
 	for _, auth := range []string{"", "Bearer wrong", "Basic s3cret-token", "Bearer s3cret-tokenX"} {
 		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
@@ -559,7 +559,7 @@ func TestToken(t *testing.T) {
 
 func TestNonLoopbackNeedsToken(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:8848"} {
-		s := newServer(t, func(o *Options) { o.Addr = addr })
+		s := newModelFreeServer(t, func(o *Options) { o.Addr = addr })
 		err := s.ListenAndServe(context.Background())
 		if !errors.Is(err, ErrNeedToken) || !strings.Contains(err.Error(), "VAULT_RAG_TOKEN") {
 			t.Errorf("%s without a token: %v, want a refusal naming VAULT_RAG_TOKEN", addr, err)
@@ -572,7 +572,7 @@ func TestNonLoopbackNeedsToken(t *testing.T) {
 	}
 
 	// With a token it serves on every interface, and wants the token.
-	s := newServer(t, func(o *Options) { o.Addr, o.Token = "0.0.0.0:0", "tok" })
+	s := newModelFreeServer(t, func(o *Options) { o.Addr, o.Token = "0.0.0.0:0", "tok" })
 	ln, err := net.Listen("tcp", "0.0.0.0:0")
 	if err != nil {
 		t.Skipf("cannot listen on 0.0.0.0 here: %v", err)
@@ -599,7 +599,7 @@ func TestNonLoopbackNeedsToken(t *testing.T) {
 	}
 
 	// Serve checks the listener it is handed too.
-	s2 := newServer(t, nil)
+	s2 := newModelFreeServer(t, nil)
 	ln2, err := net.Listen("tcp", "0.0.0.0:0")
 	if err != nil {
 		t.Fatal(err)

@@ -257,7 +257,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestReadRefusals(t *testing.T) {
-	s := newServer(t, nil)
+	s := newModelFreeServer(t, nil)
 	cases := []struct {
 		path any
 		want string

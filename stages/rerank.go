@@ -18,8 +18,12 @@ type Rerank struct {
 	Candidates int    `yaml:"candidates"` // shortlist size (default 30)
 	// Passage is what the model reads for a note: "snippet" (the title and at
 	// most 240 characters of the best chunk), "chunk" (the whole best chunk) or
-	// "note" (the note's text, as much as the model's window holds).
+	// "note" (the note's text, as much as the model's window holds) or
+	// "window" (the best-matching window of the note: the matched chunk and
+	// its neighbours, at most WindowTokens tokens).
 	Passage string `yaml:"passage"`
+	// WindowTokens bounds the "window" passage (default DefaultWindowTokens).
+	WindowTokens int `yaml:"window_tokens"`
 	// Scorer is "cross-encoder" (a logit per pair) or "bi-encoder" (cosine
 	// between the query's and the passage's embeddings from the embedder), so
 	// the passage question can be measured without the cross-encoder.
@@ -64,8 +68,18 @@ func (r *Rerank) Validate() error {
 	}
 	switch r.Passage {
 	case "snippet", "chunk", "note":
+		if r.WindowTokens != 0 {
+			return fmt.Errorf("window_tokens applies to passage: window, not %s", r.Passage)
+		}
+	case "window":
+		if r.WindowTokens == 0 {
+			r.WindowTokens = DefaultWindowTokens
+		}
+		if r.WindowTokens < 16 || r.WindowTokens > 512 {
+			return fmt.Errorf("window_tokens %d is outside 16..512", r.WindowTokens)
+		}
 	default:
-		return fmt.Errorf("passage %q is not one of snippet, chunk, note", r.Passage)
+		return fmt.Errorf("passage %q is not one of snippet, chunk, note, window", r.Passage)
 	}
 	switch r.Scorer {
 	case "cross-encoder":
@@ -89,6 +103,8 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	// even when there is nothing to rerank, so it never passes as a no-op.
 	var score func([]string) ([]float32, error)
 	model := r.Model
+	count := approxTokens
+	note := ""
 	switch r.Scorer {
 	case "cross-encoder":
 		ce, err := env.Models.CrossEncoder(ctx, r.Model)
@@ -96,6 +112,12 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 			return err
 		}
 		score = func(ps []string) ([]float32, error) { return ce.Score(ctx, st.Query.Text, ps) }
+		if tc, ok := ce.(tokenCounter); ok {
+			count = tc.CountTokens
+		}
+		if s, ok := ce.(interface{ StandInFor() string }); ok && s.StandInFor() != "" {
+			note = " (a cost stand-in for " + s.StandInFor() + ": the order means nothing)"
+		}
 	case "bi-encoder":
 		model = orIndex(r.Model, env)
 		emb, err := env.Models.Embedder(ctx, model)
@@ -103,13 +125,16 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 			return err
 		}
 		score = func(ps []string) ([]float32, error) { return biEncode(ctx, env, st, emb, ps) }
+		if tc, ok := emb.(tokenCounter); ok {
+			count = tc.CountTokens
+		}
 	}
 	cands := st.Ranking[:min(r.Candidates, len(st.Ranking))]
 	if len(cands) == 0 {
 		st.rerank(r.Name(), nil, "")
 		return nil
 	}
-	passages, err := r.passages(ctx, env.DB, st, cands)
+	passages, err := r.passages(ctx, env.DB, st, cands, count)
 	if err != nil {
 		return err
 	}
@@ -128,11 +153,11 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 		out[i] = it
 	}
 	sortByScore(out) // equal scores keep the fused order
-	st.rerank(r.Name(), out, fmt.Sprintf("%s over %d %s passages", model, len(cands), r.Passage))
+	st.rerank(r.Name(), out, fmt.Sprintf("%s over %d %s passages%s", model, len(cands), r.Passage, note))
 	return nil
 }
 
-func (r *Rerank) passages(ctx context.Context, db *index.DB, st *State, items []Item) ([]string, error) {
+func (r *Rerank) passages(ctx context.Context, db *index.DB, st *State, items []Item, count func(string) int) ([]string, error) {
 	notes, err := st.Notes(ctx, db, items)
 	if err != nil {
 		return nil, err
@@ -155,6 +180,12 @@ func (r *Rerank) passages(ctx context.Context, db *index.DB, st *State, items []
 			out[i] = n.Title + "\n" + sectionText(c)
 		case "note":
 			text, err := NoteText(ctx, db, n)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = text
+		case "window":
+			text, err := windowPassage(ctx, db, n, it.ChunkID, Terms(st.Query.Text), r.WindowTokens, count)
 			if err != nil {
 				return nil, err
 			}

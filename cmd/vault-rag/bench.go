@@ -22,6 +22,8 @@ func cmdBench(ctx context.Context, args []string) error {
 	reps := fs.Int("reps", 3, "repetitions of the reindex measurements")
 	out := fs.String("out", "report/bench", "write OUT.md and OUT.json")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
+	only := fs.String("only", "", `run one section alone: "rerank" (the rerank cost on the demo vault)`)
+	rerankQueries := fs.Int("rerank-queries", 10, "demo queries the rerank section times per passage and scorer")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -38,6 +40,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	}
 	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: models.DataDir(), Lib: models.RuntimeLibrary(),
 		Cranfield: *cranfield, Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare,
+		Only: *only, RerankQueries: *rerankQueries,
 		Log: func(s string) { fmt.Fprintln(os.Stderr, "bench: "+s) }})
 	if err != nil {
 		return err

@@ -21,7 +21,8 @@ commands:
   search    search the vault ("vault-rag search" alone runs five demo queries)
   eval      score every configuration against labelled queries (--check, --update)
   serve     serve the MCP tools over HTTP (default) or stdio
-  models    list the models (models fetch: download and verify them)
+  models    list the models (models fetch: download and verify them;
+            models import NAME PATH: install them from a folder, files or a jar)
   gen       generate a synthetic vault for benchmarks
   bench     measure reindex, query latency, rerank and throughput (a table and JSON)
 

@@ -23,6 +23,7 @@ import (
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
 // repoRoot is the checkout (tests run in cmd/vault-rag).
@@ -65,7 +66,7 @@ func binary(t *testing.T) string {
 		t.Skip("builds and runs the binary with the real embedder; skipped with -short")
 	}
 	if st := models.Check(filepath.Join(repoRoot, "data"), mustSpec(t, models.DefaultEmbedder)); !st.Installed {
-		t.Skipf("the real embedder is not installed (%s; run `make setup`)", st.Problem)
+		modeltest.Missing(t, "the real embedder is not installed (%s; run `make setup`)", st.Problem)
 	}
 	binOnce.Do(func() {
 		binPath = filepath.Join(testDir, "bin", "vault-rag")

@@ -16,6 +16,9 @@ func cmdModels(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "fetch" {
 		return cmdModelsFetch(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "import" {
+		return cmdModelsImport(args[1:])
+	}
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
@@ -111,5 +114,36 @@ func cmdModelsFetch(ctx context.Context, args []string) error {
 	if len(failed) > 0 {
 		return fmt.Errorf("required models not installed: %s", strings.Join(failed, ", "))
 	}
+	return nil
+}
+
+// cmdModelsImport installs a model from files brought by other means: a
+// folder, the files, or an archive or jar holding them. Each file is checked
+// against the manifest's size and sha256 before anything is installed.
+func cmdModelsImport(args []string) error {
+	fs := flag.NewFlagSet("models import", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: vault-rag models import NAME PATH [PATH...]\n  PATH: a folder, the model's files, or a .zip/.jar/.tar/.tar.gz holding them")
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitError{code: 2}
+	}
+	if fs.NArg() < 2 {
+		fs.Usage()
+		return exitError{code: 2}
+	}
+	m, err := models.LoadManifest()
+	if err != nil {
+		return err
+	}
+	s, err := m.Lookup(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	st, err := models.Import(models.DataDir(), s, fs.Args()[1:])
+	if err != nil {
+		return err
+	}
+	fmt.Printf("models: %s installed (%s)\n  where: %s\n", s.Name, st.Source, st.Dir)
 	return nil
 }

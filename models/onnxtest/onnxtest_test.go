@@ -10,16 +10,16 @@ import (
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
 // ortSkip is non-empty when the ONNX Runtime library is unavailable.
 var ortSkip string
 
 func TestMain(m *testing.M) {
-	lib := os.Getenv("ONNXRUNTIME_LIB")
-	if lib == "" {
-		lib = filepath.Join("..", "..", "data", "lib", "libonnxruntime.so")
-	}
+	lib := models.RuntimeLibrary() // $ONNXRUNTIME_LIB, else the data folder's, named for this OS
 	if _, err := os.Stat(lib); err != nil {
 		ortSkip = fmt.Sprintf("ONNX Runtime shared library not available (set ONNXRUNTIME_LIB): %v", err)
 		os.Exit(m.Run())
@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 func requireORT(t *testing.T) {
 	t.Helper()
 	if ortSkip != "" {
-		t.Skip(ortSkip)
+		modeltest.Missing(t, "%s", ortSkip)
 	}
 }
 

@@ -1,0 +1,189 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// RerankModels are the cross-encoders the rerank section times: the real one
+// (its rows say "model not installed" until it is) and its cost stand-ins,
+// which have its encoder (6 layers, 384 wide, 12 heads, the same vocabulary)
+// and so its cost per pair, but no relevance head.
+var RerankModels = []string{models.DefaultCrossEncoder, "all-MiniLM-L6-v2-standin", "all-MiniLM-L6-v2-q-standin"}
+
+// RerankPassages are the passage sources timed.
+var RerankPassages = []string{"snippet", "chunk", "note", "window"}
+
+// rerankCost times the rerank stage alone (the step's own duration, after the
+// hybrid stages) over 30 candidates per passage source, without the passage
+// cache, through the real stage and cross-encoder code. Per query it runs every
+// cross-encoder, the bi-encoder scorer on the same passages (not for chunk,
+// whose bi-encoder passage is the stored vector, nor note, which costs ~10 s a
+// query and is not a candidate) and a fixed reference, the bi-encoder over
+// snippets, back to back: a time divided by the reference's from the same
+// queries holds on a machine shared with other work even when the times
+// themselves drift, and the reference's time on a quiet machine turns it back
+// into milliseconds.
+func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath string, queries []string, logf func(string, ...any)) error {
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sm := &statsModels{Models: pipeline.RegistryModels{R: reg}, reg: reg}
+	env := &stages.Env{DB: db, Models: sm}
+	type run struct {
+		name, scorer, model string
+		cfg                 *pipeline.Config
+		times               []time.Duration
+		stats               []models.BatchStats
+		failed              string
+	}
+	for _, passage := range RerankPassages {
+		var runs []*run
+		scorers := append([]string{}, RerankModels...)
+		if passage != "chunk" && passage != "note" {
+			scorers = append(scorers, "bi-encoder")
+		}
+		if passage != "snippet" {
+			scorers = append(scorers, "reference")
+		}
+		for _, m := range scorers {
+			stage := fmt.Sprintf("{model: %s, passage: %s, candidates: 30}", m, passage)
+			name := fmt.Sprintf("rerank 30 candidates, %s, %s", m, passage)
+			switch m {
+			case "bi-encoder":
+				stage = fmt.Sprintf("{scorer: bi-encoder, passage: %s, candidates: 30}", passage)
+				name = fmt.Sprintf("rerank 30 candidates, bi-encoder (%s), %s", db.Meta("embedder"), passage)
+			case "reference":
+				stage = "{scorer: bi-encoder, passage: snippet, candidates: 30}"
+			}
+			cfg, err := pipeline.Parse("bench.yaml", []byte("stages:\n  - keyword: {limit: 40}\n  - vector: {limit: 40}\n  - rrf: {k: 60, limit: 30}\n  - rerank: "+stage+"\n"))
+			if err != nil {
+				return err
+			}
+			runs = append(runs, &run{name: name, scorer: m, model: m, cfg: cfg})
+		}
+		for i, q := range append([]string{queries[0]}, queries...) {
+			for _, r := range runs {
+				if r.failed != "" {
+					continue
+				}
+				sm.last = models.BatchStats{}
+				_, st, err := pipeline.Run(ctx, env, r.cfg, pipeline.Request{Text: q, Now: eval.DefaultNow})
+				if errors.Is(err, models.ErrNotInstalled) {
+					r.failed = "model not installed"
+					continue
+				}
+				if err != nil {
+					return fmt.Errorf("%s: %w", r.name, err)
+				}
+				if i > 0 { // the first run warms up
+					r.times = append(r.times, st.Steps[len(st.Steps)-1].Duration)
+					r.stats = append(r.stats, sm.last)
+				}
+			}
+			logf("rerank %s: query %d of %d", passage, i, len(queries))
+		}
+		var ref float64 // the reference's p50 in this loop
+		for _, r := range runs {
+			if (r.scorer == "reference" || (passage == "snippet" && r.scorer == "bi-encoder")) && r.failed == "" {
+				ref = ms(eval.Percentile(r.times, 50))
+			}
+		}
+		for _, r := range runs {
+			if r.scorer == "reference" {
+				continue
+			}
+			if r.failed != "" {
+				res.add("rerank", r.name, "demo", 0, "ms", r.failed)
+				continue
+			}
+			p50 := ms(eval.Percentile(r.times, 50))
+			res.add("rerank", r.name+" p50", "demo", p50, "ms", fmt.Sprintf("%d queries, no passage cache", len(r.times)))
+			res.add("rerank", r.name+" p95", "demo", ms(eval.Percentile(r.times, 95)), "ms", "")
+			if ref > 0 {
+				res.add("rerank", r.name+" p50 ÷ bi-encoder snippet p50 (same queries, same minutes)", "demo", p50/ref, "x", "")
+			}
+			if r.scorer == "bi-encoder" {
+				continue
+			}
+			var tokens, padded, batches int
+			for _, s := range r.stats {
+				tokens += s.Tokens
+				padded += s.Padded
+				batches += s.Batches
+			}
+			if n := float64(len(r.stats)); batches > 0 {
+				res.add("rerank", r.name+", tokens per query", "demo", float64(tokens)/n, "", "")
+				res.add("rerank", r.name+", tokens fed per query (padding included)", "demo", float64(padded)/n, "", "")
+				res.add("rerank", r.name+", batches per query", "demo", float64(batches)/n, "", "")
+				res.add("rerank", r.name+", tokens fed per batch", "demo", float64(padded)/float64(batches), "", "")
+			}
+		}
+	}
+	return nil
+}
+
+// statsModels hands the rerank stage the registry's cross-encoders wrapped to
+// keep the batch statistics of the last call: the stage's own code runs, and
+// the bench sees how many tokens it cost.
+type statsModels struct {
+	stages.Models
+	reg  *models.Registry
+	last models.BatchStats
+}
+
+func (m *statsModels) CrossEncoder(ctx context.Context, name string) (stages.PairScorer, error) {
+	ce, err := m.reg.CrossEncoder(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return &statsScorer{ce: ce, m: m}, nil
+}
+
+type statsScorer struct {
+	ce *models.CrossEncoder
+	m  *statsModels
+}
+
+func (s *statsScorer) Score(ctx context.Context, q string, ps []string) ([]float32, error) {
+	out, st, err := s.ce.ScoreStats(ctx, q, ps)
+	s.m.last = st
+	return out, err
+}
+
+func (s *statsScorer) CountTokens(text string) int { return s.ce.CountTokens(text) }
+func (s *statsScorer) StandInFor() string          { return s.ce.StandInFor() }
+
+// onlyRerank is `vault-rag bench --only rerank`: the demo index (built once
+// with the default embedder) and the rerank section, nothing else.
+func onlyRerank(ctx context.Context, o Options, res *Results, work string, logf func(string, ...any)) error {
+	reg, err := models.NewRegistry(o.DataDir, o.Lib)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	emb, err := reg.Embedder(ctx, "")
+	if err != nil {
+		return err
+	}
+	demo, err := eval.LoadDemo(o.Root)
+	if err != nil {
+		return err
+	}
+	demoDB := filepath.Join(work, "demo", emb.Name(), "index.db")
+	if _, err := eval.EnsureIndex(ctx, emb, demo.VaultPath, demoDB, logf); err != nil {
+		return err
+	}
+	return rerankCost(ctx, res, reg, demoDB, texts(demo.Queries, o.RerankQueries), logf)
+}
