@@ -119,7 +119,7 @@ func (b *bert) run(ctx context.Context, seqs []sequence, emit func(i int, out []
 			return err
 		}
 		hi := lo + 1
-		for hi < len(order) && (hi-lo+1)*len(seqs[order[hi]].ids) <= maxBatchTokens && hi-lo < 64 {
+		for hi < len(order) && (hi-lo+1)*len(seqs[order[hi]].ids) <= maxBatchTokens && hi-lo < maxBatchRows {
 			hi++
 		}
 		if err := b.runBatch(seqs, order[lo:hi], emit); err != nil {
