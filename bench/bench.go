@@ -108,7 +108,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	}
 	// Reindex of the demo vault, per embedder: cold (a new registry, so the
 	// model load is included), warm, and incremental after one note changes.
-	for _, name := range []string{models.DefaultEmbedder, "bge-small-en-v1.5-q"} {
+	for _, name := range []string{"bge-small-en-v1.5-q", "bge-small-en-v1.5"} { // int8 (the default), fp32
 		if err := reindexFigures(ctx, o, res, work, vault, name, logf); err != nil {
 			return nil, err
 		}

@@ -79,6 +79,6 @@ func (m Manifest) names() string {
 // DefaultEmbedder and DefaultCrossEncoder are the models stages use when a
 // configuration names none.
 const (
-	DefaultEmbedder     = "bge-small-en-v1.5"
+	DefaultEmbedder     = "bge-small-en-v1.5-q" // int8; "bge-small-en-v1.5" is the fp32 original
 	DefaultCrossEncoder = "ms-marco-MiniLM-L-6-v2"
 )
