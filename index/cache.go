@@ -36,12 +36,13 @@ type embedCache struct {
 	get   *sql.Stmt
 }
 
+// A rowid table: rows of 1.5 KB are too large for a WITHOUT ROWID one (which
+// made the file three times the vectors' size).
 const cacheSchema = `CREATE TABLE IF NOT EXISTS embeddings(
-	model TEXT NOT NULL,
-	hash TEXT NOT NULL, -- embedHash(model, text): the chunks table's embed_hash
-	vec BLOB NOT NULL,  -- float32 little-endian, as sqlite-vec stores it
-	PRIMARY KEY(model, hash)
-) WITHOUT ROWID`
+	hash TEXT NOT NULL UNIQUE, -- embedHash(model, text): the chunks table's embed_hash; the model is in it
+	model TEXT NOT NULL,       -- for pruning one model's vectors
+	vec BLOB NOT NULL          -- float32 little-endian, as sqlite-vec stores it
+)`
 
 // openCache opens (or creates) the cache at path for one model. A file that
 // is not a usable cache is removed and started afresh.
@@ -89,11 +90,11 @@ func tryOpenCache(ctx context.Context, path, model string) (*embedCache, error) 
 		c.close()
 		return nil, err
 	}
-	if c.has, err = conn.PrepareContext(ctx, `SELECT 1 FROM embeddings WHERE model = ? AND hash = ?`); err != nil {
+	if c.has, err = conn.PrepareContext(ctx, `SELECT 1 FROM embeddings WHERE hash = ?`); err != nil {
 		c.close()
 		return nil, err
 	}
-	if c.get, err = conn.PrepareContext(ctx, `SELECT vec FROM embeddings WHERE model = ? AND hash = ?`); err != nil {
+	if c.get, err = conn.PrepareContext(ctx, `SELECT vec FROM embeddings WHERE hash = ?`); err != nil {
 		c.close()
 		return nil, err
 	}
@@ -113,7 +114,7 @@ func (c *embedCache) close() {
 // contains reports whether the cache holds a vector for hash.
 func (c *embedCache) contains(ctx context.Context, hash string) (bool, error) {
 	var one int
-	err := c.has.QueryRowContext(ctx, c.model, hash).Scan(&one)
+	err := c.has.QueryRowContext(ctx, hash).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -123,7 +124,7 @@ func (c *embedCache) contains(ctx context.Context, hash string) (bool, error) {
 // blob returns the stored vector for hash as sqlite-vec's float32 blob, or nil.
 func (c *embedCache) blob(ctx context.Context, hash string) ([]byte, error) {
 	var b []byte
-	err := c.get.QueryRowContext(ctx, c.model, hash).Scan(&b)
+	err := c.get.QueryRowContext(ctx, hash).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -137,13 +138,13 @@ func (c *embedCache) put(ctx context.Context, hashes []string, vecs [][]float32)
 		return fmt.Errorf("embedding cache: %w", err)
 	}
 	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO embeddings(model, hash, vec) VALUES(?, ?, ?)`)
+	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO embeddings(hash, model, vec) VALUES(?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
 	}
 	defer st.Close()
 	for i, h := range hashes {
-		if _, err := st.ExecContext(ctx, c.model, h, encodeVector(vecs[i])); err != nil {
+		if _, err := st.ExecContext(ctx, h, c.model, encodeVector(vecs[i])); err != nil {
 			return fmt.Errorf("embedding cache: %w", err)
 		}
 	}

@@ -20,6 +20,7 @@ type bert struct {
 	tok      *tokenizers.Tokenizer
 	cls, sep int64
 	maxLen   int // the model's window, special tokens included
+	rows     int // at most this many sequences per run
 	output   string
 }
 
@@ -100,6 +101,13 @@ func (b *bert) ids(text string) []int64 {
 	return out
 }
 
+func (b *bert) batchRows() int {
+	if b.rows > 0 {
+		return b.rows
+	}
+	return maxBatchRows
+}
+
 // sequence is one model input row: token ids and their segment ids.
 type sequence struct {
 	ids, types []int64
@@ -119,7 +127,7 @@ func (b *bert) run(ctx context.Context, seqs []sequence, emit func(i int, out []
 			return err
 		}
 		hi := lo + 1
-		for hi < len(order) && (hi-lo+1)*len(seqs[order[hi]].ids) <= maxBatchTokens && hi-lo < maxBatchRows {
+		for hi < len(order) && (hi-lo+1)*len(seqs[order[hi]].ids) <= maxBatchTokens && hi-lo < b.batchRows() {
 			hi++
 		}
 		if err := b.runBatch(seqs, order[lo:hi], emit); err != nil {

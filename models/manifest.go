@@ -17,6 +17,10 @@ type Spec struct {
 	Description string   `json:"description"`
 	Dim         int      `json:"dim,omitempty"`
 	MaxTokens   int      `json:"max_tokens"`
+	// BatchRows bounds the texts of one model run (default 64). A model
+	// whose output for a text depends on its batch-mates (dynamic int8
+	// quantization) sets 1.
+	BatchRows int `json:"batch_rows,omitempty"`
 	Output      string   `json:"output"`
 	QueryPrefix string   `json:"query_prefix,omitempty"`
 	Files       []File   `json:"files"`

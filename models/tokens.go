@@ -24,7 +24,7 @@ func (e *Embedder) Tokens(text string) []int32 {
 // most tokens in rows × the longest sequence (special tokens included). A
 // caller that hands EmbedTokens batches within them, sorted by length, gets
 // exactly one run per call.
-func (e *Embedder) BatchLimits() (rows, tokens int) { return maxBatchRows, maxBatchTokens }
+func (e *Embedder) BatchLimits() (rows, tokens int) { return e.b.batchRows(), maxBatchTokens }
 
 // Window is the longest token sequence embedded, special tokens excluded;
 // longer ones are cut to it.
@@ -80,7 +80,12 @@ func (l *Lazy) Tokens(text string) []int32 {
 
 // BatchLimits are the loaded model's (see Embedder.BatchLimits); they do not
 // need the model.
-func (l *Lazy) BatchLimits() (rows, tokens int) { return maxBatchRows, maxBatchTokens }
+func (l *Lazy) BatchLimits() (rows, tokens int) {
+	if l.spec.BatchRows > 0 {
+		return l.spec.BatchRows, maxBatchTokens
+	}
+	return maxBatchRows, maxBatchTokens
+}
 
 // Window is the model's window less its special tokens, from the manifest.
 func (l *Lazy) Window() int {

@@ -22,6 +22,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	reps := fs.Int("reps", 3, "repetitions of the reindex measurements")
 	out := fs.String("out", "report/bench", "write OUT.md and OUT.json")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
+	only := fs.String("only", "", "run one section alone: reindex or throughput")
 	if err := fs.Parse(args); err != nil {
 		return exitError{code: 2}
 	}
@@ -37,13 +38,16 @@ func cmdBench(ctx context.Context, args []string) error {
 		ns = append(ns, n)
 	}
 	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: models.DataDir(), Lib: models.RuntimeLibrary(),
-		Cranfield: *cranfield, Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare,
+		Cranfield: *cranfield, Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare, Only: *only,
 		Log: func(s string) { fmt.Fprintln(os.Stderr, "bench: "+s) }})
 	if err != nil {
 		return err
 	}
 	if *prepare {
 		return nil
+	}
+	if *only != "" && !strings.HasSuffix(*out, "-"+*only) {
+		*out += "-" + *only // a section alone does not overwrite the full report
 	}
 	if err := res.WriteJSON(*out + ".json"); err != nil {
 		return err
