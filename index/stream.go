@@ -350,7 +350,7 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []Fil
 		return rep, fmt.Errorf("swap index into place: %w", err)
 	}
 	_ = os.Remove(opts.DBPath + "-journal") // a hot journal belongs to the file just replaced
-	_ = os.Remove(dirtyMarker(opts.DBPath))  // the file it marked is gone
+	_ = os.Remove(dirtyMarker(opts.DBPath)) // the file it marked is gone
 	syncDir(filepath.Dir(opts.DBPath))
 	ok = true
 	if !opts.NoCache {

@@ -12,15 +12,15 @@ var manifestJSON []byte
 // Spec describes one model once: its files with their sizes and sha256, and
 // the sources to fetch them from, in order of preference.
 type Spec struct {
-	Name        string   `json:"name"`
-	Role        string   `json:"role"` // "embedder" or "cross-encoder"
-	Description string   `json:"description"`
-	Dim         int      `json:"dim,omitempty"`
-	MaxTokens   int      `json:"max_tokens"`
+	Name        string `json:"name"`
+	Role        string `json:"role"` // "embedder" or "cross-encoder"
+	Description string `json:"description"`
+	Dim         int    `json:"dim,omitempty"`
+	MaxTokens   int    `json:"max_tokens"`
 	// BatchRows bounds the texts of one model run (default 64). A model
 	// whose output for a text depends on its batch-mates (dynamic int8
 	// quantization) sets 1.
-	BatchRows int `json:"batch_rows,omitempty"`
+	BatchRows   int      `json:"batch_rows,omitempty"`
 	Output      string   `json:"output"`
 	QueryPrefix string   `json:"query_prefix,omitempty"`
 	Files       []File   `json:"files"`
