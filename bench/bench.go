@@ -33,6 +33,7 @@ type Options struct {
 	Reps      int    // repetitions of the reindex measurements (default 3)
 	Prepare   bool   // only generate and index the scale vaults (cached for later runs)
 	Only      string // "reindex" or "throughput": that section alone ("" for all)
+	Embedder  string // the model of the throughput section ("" for the default)
 	Log       func(string)
 }
 
@@ -129,7 +130,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		return nil, err
 	}
 	defer reg.Close()
-	emb, err := reg.Embedder(ctx, "")
+	emb, err := reg.Embedder(ctx, o.Embedder)
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +378,7 @@ func throughput(ctx context.Context, res *Results, emb *models.Embedder, vault, 
 	}
 	n := float64(len(chunkTexts))
 	r, ix := median(raw), median(indexer)
-	res.add("throughput", "raw ONNX session (pre-tokenized, length-sorted over all chunks)", "demo", n/r.Seconds(), "chunks/s", fmt.Sprintf("%d chunks", len(chunkTexts)))
+	res.add("throughput", "raw ONNX session (pre-tokenized, length-sorted over all chunks)", "demo", n/r.Seconds(), "chunks/s", fmt.Sprintf("%d chunks, %s", len(chunkTexts), emb.Name()))
 	res.add("throughput", "indexer (scan, parse, chunk, tokenize, embed, write)", "demo", n/ix.Seconds(), "chunks/s", "")
 	res.add("throughput", "indexer / raw", "demo", 100*r.Seconds()/ix.Seconds(), "%", "")
 	logf("throughput: raw %.1f chunks/s, indexer %.1f chunks/s", n/r.Seconds(), n/ix.Seconds())

@@ -23,6 +23,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	out := fs.String("out", "report/bench", "write OUT.md and OUT.json")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
 	only := fs.String("only", "", "run one section alone: reindex or throughput")
+	embedder := fs.String("embedder", "", "the embedder of the throughput and latency sections (default: the default embedder)")
 	if err := fs.Parse(args); err != nil {
 		return exitError{code: 2}
 	}
@@ -38,7 +39,7 @@ func cmdBench(ctx context.Context, args []string) error {
 		ns = append(ns, n)
 	}
 	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: models.DataDir(), Lib: models.RuntimeLibrary(),
-		Cranfield: *cranfield, Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare, Only: *only,
+		Cranfield: *cranfield, Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare, Only: *only, Embedder: *embedder,
 		Log: func(s string) { fmt.Fprintln(os.Stderr, "bench: "+s) }})
 	if err != nil {
 		return err
