@@ -365,8 +365,9 @@ func TestOpenRollsBackHotJournal(t *testing.T) {
 }
 
 // TestDamagedIndex: an index file damaged in its second half (the first
-// pages, meta among them, still read) is refused by Open in one line that
-// says to reindex, and an incremental build rebuilds it in full, saying why,
+// pages, meta among them, still read) is found by the page check, which Open
+// runs when a writer's marker is there, in one line that says to reindex, and
+// an incremental build rebuilds it in full, saying why,
 // rather than failing half-way with "database disk image is malformed".
 func TestDamagedIndex(t *testing.T) {
 	vault, dbPath := newFixture(t)
@@ -381,9 +382,32 @@ func TestDamagedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Nothing says a writer died and the size agrees with the header: Open
+	// has no reason for the page check and opens it; the check, asked for,
+	// finds the damage.
+	d, err := Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatalf("Open of an index damaged with no sign of it: %v, want it opened unchecked", err)
+	}
+	if d.Checked() != "" {
+		t.Errorf("Open checked the file without a reason (%q)", d.Checked())
+	}
+	err = d.Check(context.Background())
+	d.Close()
+	if !errors.Is(err, ErrCorrupt) || !IsCorrupt(err) {
+		t.Fatalf("Check of a damaged index: %v, want ErrCorrupt", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "vault-rag reindex") || len(msg) > 400 {
+		t.Errorf("Check's error should be one short line that says to reindex: %q", msg)
+	}
+	// With the marker an incremental build leaves while it writes (a
+	// writer died), Open checks and refuses it in one line.
+	if err := setDirty(dbPath); err != nil {
+		t.Fatal(err)
+	}
 	_, err = Open(context.Background(), dbPath)
 	if !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("Open of a damaged index: %v, want ErrCorrupt", err)
+		t.Fatalf("Open of a damaged index after a writer died: %v, want ErrCorrupt", err)
 	}
 	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "vault-rag reindex") || len(msg) > 400 {
 		t.Errorf("Open's error should be one short line that says to reindex: %q", msg)
@@ -393,7 +417,7 @@ func TestDamagedIndex(t *testing.T) {
 	if rep.Mode != "full" || !strings.HasPrefix(rep.Fallback, "unreadable index: ") || strings.Contains(rep.Fallback, "\n") {
 		t.Errorf("incremental build over a damaged index: mode %q, fallback %q; want a full build saying the index is unreadable", rep.Mode, rep.Fallback)
 	}
-	d := open(t, dbPath)
+	d = open(t, dbPath)
 	if st, err := d.Stats(context.Background()); err != nil || st.Notes != fixtureNotes || st.Chunks != fixtureChunks {
 		t.Errorf("rebuilt index: %+v, %v", st, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/vault-rag/vault-rag/vault"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+
+	"github.com/vault-rag/vault-rag/vault"
 )
 
 // Embedder is what the indexer needs of an embedding model.
@@ -29,14 +30,60 @@ type Embedder interface {
 	CountTokens(text string) int
 }
 
+// TokenEmbedder is an Embedder that hands out token ids and embeds them, so
+// the indexer tokenizes each text once: to decide where to split a section,
+// and the same ids go to the model.
+type TokenEmbedder interface {
+	Embedder
+	// Tokens returns a text's token ids without special tokens.
+	Tokens(text string) []int32
+	// EmbedTokens embeds passages given as token ids, as EmbedPassages would
+	// embed their texts.
+	EmbedTokens(ctx context.Context, ids [][]int32) ([][]float32, error)
+	// Window is the longest sequence embedded (longer ones are cut).
+	Window() int
+}
+
+// BatchLimiter is an Embedder that says how much one model run takes: at
+// most rows texts, and at most tokens in rows × the longest text (with two
+// special tokens each). The indexer hands it batches within those bounds,
+// sorted by length over every text to embed, so each call is one run with
+// little padding.
+type BatchLimiter interface {
+	BatchLimits() (rows, tokens int)
+}
+
+// Default batch bounds for an embedder that does not say.
+const (
+	defaultBatchRows   = 64
+	defaultBatchTokens = 16384
+)
+
 // BuildOptions say what to index, where, and how.
 type BuildOptions struct {
 	VaultPath   string
 	DBPath      string
 	Incremental bool // re-embed only notes whose content changed; falls back to a full build when it must
 	Scan        vault.ScanOptions
-	// Progress, when set, is called after each batch of chunks is embedded.
-	Progress func(done, total int)
+	// Progress, when set, is called as notes are read and after each batch
+	// of chunks is embedded.
+	Progress func(Progress)
+	// NoCache embeds every chunk and keeps nothing in the embedding cache
+	// (CachePath) beside the index: a benchmark of the model's throughput.
+	NoCache bool
+}
+
+// Progress is where a build is.
+type Progress struct {
+	// Phase is "reading" (notes parsed, chunked and written; Done and Total
+	// count notes) or "embedding" (Done and Total count the chunks that need
+	// the model, Tokens and TotalTokens their tokens: the work, for an ETA).
+	Phase       string
+	Done, Total int
+	Tokens      int
+	TotalTokens int
+	// Reused counts chunks whose vector was already stored (embedding phase).
+	Reused int
 }
 
 // Counts is what a build did, in numbers: the part of a Report the server's
@@ -62,10 +109,6 @@ type Report struct {
 	Warnings []vault.Skipped `json:"warnings"` // notes indexed despite a problem
 	Duration time.Duration   `json:"duration_ns"`
 }
-
-// embedBatch is how many chunk texts the builder hands the embedder at a time;
-// the embedder batches further by length.
-const embedBatch = 128
 
 // Build indexes the vault into opts.DBPath. A full build writes a new file
 // beside the old one and renames it into place, so a reader never sees a
@@ -107,173 +150,12 @@ func needsFull(format string, args ...any) error {
 	return &needsFullError{reason: fmt.Sprintf(format, args...)}
 }
 
-// parsed is a note ready to be written: parsed, chunked, and its chunks' texts.
-type parsed struct {
-	note   vault.Note
-	texts  []string // embedding text per chunk
-	hashes []string // embed hash per chunk
-	vecs   [][]float32
-}
-
-func prepare(files []vault.File, emb Embedder) ([]parsed, []vault.Skipped, []vault.Skipped) {
-	var out []parsed
-	var skipped, warnings []vault.Skipped
-	for _, f := range files {
-		if len(strings.TrimSpace(string(f.Raw))) == 0 {
-			skipped = append(skipped, vault.Skipped{Path: f.Path, Reason: "empty file"})
-			continue
-		}
-		n := vault.ParseNote(f.Path, f.Raw, f.ModTime)
-		n.Chunks = vault.ChunkNote(n.Title, n.Body, emb.CountTokens, vault.MaxTokens)
-		p := parsed{note: n}
-		for _, c := range n.Chunks {
-			t := vault.EmbedText(n.Title, c)
-			p.texts = append(p.texts, t)
-			p.hashes = append(p.hashes, embedHash(emb.Name(), t))
-		}
-		for _, w := range n.Warnings {
-			warnings = append(warnings, vault.Skipped{Path: f.Path, Reason: w})
-		}
-		out = append(out, p)
-	}
-	return out, skipped, warnings
-}
-
-// ChunkTexts returns the texts a full build of the vault would embed, in
-// order: what a benchmark hands the model directly to compare its rate with
-// the indexer's.
-func ChunkTexts(ctx context.Context, vaultPath string, emb Embedder) ([]string, error) {
-	files, _, err := vault.Scan(ctx, vaultPath, vault.ScanOptions{})
-	if err != nil {
-		return nil, err
-	}
-	ps, _, _ := prepare(files, emb)
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.texts...)
-	}
-	return out, nil
-}
-
 func embedHash(model, text string) string {
 	h := sha256.New()
 	h.Write([]byte(model))
 	h.Write([]byte{0})
 	h.Write([]byte(text))
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// embedAll fills p.vecs, taking stored vectors from reuse where the embed hash
-// matches and running the model for the rest.
-func embedAll(ctx context.Context, emb Embedder, ps []parsed, reuse map[string][]float32, progress func(int, int)) (embedded, reused int, err error) {
-	type slot struct{ p, c int }
-	var todo []slot
-	var texts []string
-	for i := range ps {
-		ps[i].vecs = make([][]float32, len(ps[i].texts))
-		for j, h := range ps[i].hashes {
-			if v, ok := reuse[h]; ok {
-				ps[i].vecs[j] = v
-				reused++
-				continue
-			}
-			todo = append(todo, slot{i, j})
-			texts = append(texts, ps[i].texts[j])
-		}
-	}
-	for lo := 0; lo < len(texts); lo += embedBatch {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, err
-		}
-		hi := min(lo+embedBatch, len(texts))
-		vecs, err := emb.EmbedPassages(ctx, texts[lo:hi])
-		if err != nil {
-			return 0, 0, fmt.Errorf("embed chunks: %w", err)
-		}
-		for k, v := range vecs {
-			s := todo[lo+k]
-			ps[s.p].vecs[s.c] = v
-		}
-		if progress != nil {
-			progress(hi, len(texts))
-		}
-	}
-	return len(texts), reused, nil
-}
-
-func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vault.File) (Report, error) {
-	rep := Report{Counts: Counts{Mode: "full"}}
-	ps, skipped, warnings := prepare(files, emb)
-	rep.Skipped, rep.Warnings = skipped, warnings
-	var err error
-	if rep.Embedded, rep.Reused, err = embedAll(ctx, emb, ps, nil, opts.Progress); err != nil {
-		return rep, err
-	}
-	if err := os.MkdirAll(filepath.Dir(opts.DBPath), 0o755); err != nil {
-		return rep, fmt.Errorf("create index folder: %w", err)
-	}
-	tmp := opts.DBPath + ".building"
-	_ = os.Remove(tmp) // left by a build that crashed
-	_ = os.Remove(tmp + "-journal")
-	db, err := openSQLite(tmp, false)
-	if err != nil {
-		return rep, fmt.Errorf("create index: %w", err)
-	}
-	ok := false
-	defer func() {
-		db.Close()
-		if !ok {
-			os.Remove(tmp)
-			os.Remove(tmp + "-journal")
-		}
-	}()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return rep, err
-	}
-	defer tx.Rollback()
-	for _, stmt := range schema(emb.Dim()) {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return rep, fmt.Errorf("create schema: %w", err)
-		}
-	}
-	w, err := newWriter(ctx, tx)
-	if err != nil {
-		return rep, err
-	}
-	defer w.close()
-	for i := range ps {
-		if err := w.insertNote(ctx, int64(i+1), &ps[i]); err != nil {
-			return rep, err
-		}
-		rep.Notes++
-		rep.Added++
-		rep.Chunks += len(ps[i].note.Chunks)
-		rep.Truncated += countTruncated(ps[i].note.Chunks)
-	}
-	if err := finish(ctx, tx, emb, opts.VaultPath); err != nil {
-		return rep, err
-	}
-	if err := tx.Commit(); err != nil {
-		return rep, fmt.Errorf("commit index: %w", err)
-	}
-	if err := db.Close(); err != nil {
-		return rep, fmt.Errorf("close index: %w", err)
-	}
-	if err := syncFile(tmp); err != nil {
-		return rep, err
-	}
-	// A hot journal beside the old file (an incremental build killed while
-	// committing) must be rolled back into the old file, not replayed onto
-	// the new one after the rename.
-	recoverHotJournal(ctx, opts.DBPath)
-	if err := os.Rename(tmp, opts.DBPath); err != nil {
-		return rep, fmt.Errorf("swap index into place: %w", err)
-	}
-	_ = os.Remove(opts.DBPath + "-journal") // a hot journal belongs to the file just replaced
-	syncDir(filepath.Dir(opts.DBPath))
-	ok = true
-	return rep, nil
 }
 
 func countTruncated(cs []vault.Chunk) int {
@@ -355,15 +237,35 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 	if err != nil {
 		return rep, err
 	}
-	if rep.Embedded, rep.Reused, err = embedAll(ctx, emb, ps, reuse, opts.Progress); err != nil {
-		return rep, err
-	}
-
-	tx, err := db.BeginTx(ctx, nil)
+	cache, err := openCache(ctx, CachePath(opts.DBPath), emb.Name())
 	if err != nil {
 		return rep, err
 	}
-	defer tx.Rollback()
+	defer cache.close()
+	if err := cachedVectors(ctx, cache, ps, reuse); err != nil {
+		return rep, err
+	}
+	if rep.Embedded, rep.Reused, err = embedAll(ctx, emb, cache, ps, reuse, opts.Progress); err != nil {
+		return rep, err
+	}
+
+	// The marker says a write may be half done: a reader that finds it
+	// checks the file before trusting it (Open).
+	if err := setDirty(opts.DBPath); err != nil {
+		return rep, err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		clearDirty(opts.DBPath)
+		return rep, err
+	}
+	defer func() {
+		// Committed or rolled back, the file is whole again. (A killed
+		// process runs no defer, and leaves the marker.)
+		if err := tx.Rollback(); err == nil || errors.Is(err, sql.ErrTxDone) {
+			clearDirty(opts.DBPath)
+		}
+	}()
 	w, err := newWriter(ctx, tx)
 	if err != nil {
 		return rep, err
@@ -388,7 +290,7 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 			id = maxID
 			rep.Added++
 		}
-		if err := w.insertNote(ctx, id, &ps[i]); err != nil {
+		if err := w.insertNote(ctx, id, &ps[i], true); err != nil {
 			return rep, err
 		}
 	}
@@ -622,7 +524,9 @@ func (w *writer) close() {
 // place: chunk id = note id * chunkIDsPerNote + ord.
 const chunkIDsPerNote = 1 << 16
 
-func (w *writer) insertNote(ctx context.Context, id int64, p *parsed) error {
+// insertNote writes a note, its chunks, their text index and its links, and,
+// with vecs, its chunks' vectors (a full build copies those afterwards).
+func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool) error {
 	n := &p.note
 	key := strings.ToLower(strings.TrimSuffix(n.Path, path.Ext(n.Path)))
 	topics, _ := json.Marshal(nonNil(n.Frontmatter.Topics))
@@ -647,6 +551,9 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed) error {
 		}
 		if _, err := w.fts.ExecContext(ctx, cid, n.Title, ftsBody); err != nil {
 			return fmt.Errorf("index chunk text of %s: %w", n.Path, err)
+		}
+		if !vecs {
+			continue
 		}
 		blob, err := sqlite_vec.SerializeFloat32(p.vecs[j])
 		if err != nil {

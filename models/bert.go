@@ -21,6 +21,7 @@ type bert struct {
 	tok      *tokenizers.Tokenizer
 	cls, sep int64
 	maxLen   int // the model's window, special tokens included
+	rows     int // at most this many sequences per run
 	output   string
 }
 
@@ -129,6 +130,13 @@ func (b *bert) ids(text string) []int64 {
 	return out
 }
 
+func (b *bert) batchRows() int {
+	if b.rows > 0 {
+		return b.rows
+	}
+	return maxBatchRows
+}
+
 // sequence is one model input row: token ids and their segment ids.
 type sequence struct {
 	ids, types []int64
@@ -168,7 +176,7 @@ func (b *bert) runStats(ctx context.Context, seqs []sequence, maxPad float64, em
 			return st, err
 		}
 		hi, real := lo+1, len(seqs[order[lo]].ids)
-		for hi < len(order) && (hi-lo+1)*len(seqs[order[hi]].ids) <= maxBatchTokens && hi-lo < 64 {
+		for hi < len(order) && (hi-lo+1)*len(seqs[order[hi]].ids) <= maxBatchTokens && hi-lo < b.batchRows() {
 			n := len(seqs[order[hi]].ids)
 			if maxPad > 0 && float64((hi-lo+1)*n-(real+n)) > maxPad*float64((hi-lo+1)*n) {
 				break

@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 	"math"
 )
 
@@ -39,23 +38,7 @@ func (e *Embedder) EmbedPassages(ctx context.Context, texts []string) ([][]float
 }
 
 func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	seqs := e.Prepare(texts).seqs
-	out := make([][]float32, len(texts))
-	var bad error
-	err := e.b.run(ctx, seqs, func(i int, hidden []float32) {
-		if len(hidden) < e.dim {
-			bad = fmt.Errorf("%s: output row of %d values, want at least %d", e.b.name, len(hidden), e.dim)
-			return
-		}
-		out[i] = normalize(hidden[:e.dim]) // CLS pooling: position 0
-	})
-	if err == nil {
-		err = bad
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return e.runSeqs(ctx, e.Prepare(texts).seqs)
 }
 
 func normalize(v []float32) []float32 {

@@ -17,6 +17,10 @@ type Spec struct {
 	Description string `json:"description"`
 	Dim         int    `json:"dim,omitempty"`
 	MaxTokens   int    `json:"max_tokens"`
+	// BatchRows bounds the texts of one model run (default 64). A model
+	// whose output for a text depends on its batch-mates (dynamic int8
+	// quantization) sets 1.
+	BatchRows   int    `json:"batch_rows,omitempty"`
 	Output      string `json:"output"`
 	QueryPrefix string `json:"query_prefix,omitempty"`
 	// Pooling is how a cross-encoder's output becomes one number per pair:
@@ -87,6 +91,6 @@ func (m Manifest) names() string {
 // DefaultEmbedder and DefaultCrossEncoder are the models stages use when a
 // configuration names none.
 const (
-	DefaultEmbedder     = "bge-small-en-v1.5"
+	DefaultEmbedder     = "bge-small-en-v1.5-q" // int8; "bge-small-en-v1.5" is the fp32 original
 	DefaultCrossEncoder = "ms-marco-MiniLM-L-6-v2"
 )

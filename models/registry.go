@@ -171,6 +171,7 @@ func OpenEmbedder(s Spec, dir, lib string) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.rows = s.BatchRows
 	dim := s.Dim
 	if dim == 0 {
 		dim = 384

@@ -70,6 +70,8 @@ type Options struct {
 	// wrapBuild, when set (tests), wraps the reindexer's build before any
 	// run can start.
 	wrapBuild func(func(context.Context) (index.Report, error)) func(context.Context) (index.Report, error)
+	// openIndex, when set (tests), opens the index instead of index.Open.
+	openIndex func(ctx context.Context, path string) (*index.DB, error)
 }
 
 // Server is the MCP server over one vault and its index. It is safe for
@@ -83,8 +85,10 @@ type Server struct {
 	reindex   *reindexer
 	boundPort atomic.Int32 // set by Serve; 0 accepts any port in Host
 
-	mu  sync.Mutex
-	cur *handle
+	mu      sync.Mutex
+	cur     *handle
+	opening chan struct{} // closed when the open in progress (outside mu) ends
+	openErr error         // how the last open ended
 
 	ctx    context.Context // the server's lifetime: background work stops with it
 	cancel context.CancelFunc
@@ -253,35 +257,105 @@ func (s *Server) build(ctx context.Context) (index.Report, error) {
 // acquire returns the current index handle, first swapping in a rebuilt file
 // if a full build renamed one into place. The caller must call release. The
 // old handle's file is closed once its last request releases it.
+//
+// Nothing slow happens under s.mu: the request that notices a swapped-in
+// file opens and checks it with the lock released, while every other request
+// goes on with the handle it has (or, with no index at all, waits for that one
+// open), and then the new handle is swapped in under the lock.
 func (s *Server) acquire(ctx context.Context) (h *handle, release func(), err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ctx.Err() != nil {
-		return nil, nil, errors.New("the server is shutting down")
-	}
-	if s.cur == nil || s.cur.db.Stale() {
-		db, err := index.Open(ctx, s.opts.DBPath)
+	for {
+		s.mu.Lock()
+		if s.ctx.Err() != nil {
+			s.mu.Unlock()
+			return nil, nil, errors.New("the server is shutting down")
+		}
+		cur := s.cur
+		s.mu.Unlock()
+
+		stale := cur == nil || cur.db.Stale() // a stat, outside the lock
+		s.mu.Lock()
+		if s.ctx.Err() != nil {
+			s.mu.Unlock()
+			return nil, nil, errors.New("the server is shutting down")
+		}
+		if s.cur != cur {
+			s.mu.Unlock()
+			continue // swapped meanwhile: look again
+		}
+		if !stale || (cur != nil && s.opening != nil) {
+			// Current, or another request is opening the new file: serve
+			// the handle there is.
+			cur.refs.Add(1)
+			s.mu.Unlock()
+			return cur, cur.refs.Done, nil
+		}
+		if s.opening != nil {
+			// No index to serve: wait for the open in progress.
+			wait := s.opening
+			s.mu.Unlock()
+			select {
+			case <-wait:
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+			s.mu.Lock()
+			none, openErr := s.cur == nil, s.openErr
+			s.mu.Unlock()
+			if none {
+				return nil, nil, s.noIndex(openErr)
+			}
+			continue
+		}
+		done := make(chan struct{})
+		s.opening = done
+		s.mu.Unlock()
+
+		db, err := s.openIndex(ctx)
+
+		s.mu.Lock()
+		s.opening, s.openErr = nil, err
+		close(done)
 		switch {
+		case err == nil && s.ctx.Err() != nil:
+			s.mu.Unlock()
+			db.Close()
+			return nil, nil, errors.New("the server is shutting down")
 		case err != nil && s.cur == nil:
+			s.mu.Unlock()
 			return nil, nil, s.noIndex(err)
 		case err != nil:
 			s.log.Warn("a new index file appeared but cannot be opened; still serving the old one", "err", err)
-		default:
-			old := s.cur
-			s.cur = s.newHandle(db)
-			if old != nil {
-				s.bg.Add(1)
-				go func() {
-					defer s.bg.Done()
-					old.refs.Wait()
-					old.db.Close()
-				}()
-			}
+			h := s.cur
+			h.refs.Add(1)
+			s.mu.Unlock()
+			return h, h.refs.Done, nil
 		}
+		old := s.cur
+		s.cur = s.newHandle(db)
+		if db.Checked() != "" {
+			s.log.Info("index checked before serving it", "db", s.opts.DBPath, "reason", db.Checked())
+		}
+		if old != nil {
+			s.bg.Add(1)
+			go func() {
+				defer s.bg.Done()
+				old.refs.Wait()
+				old.db.Close()
+			}()
+		}
+		h = s.cur
+		h.refs.Add(1)
+		s.mu.Unlock()
+		return h, h.refs.Done, nil
 	}
-	h = s.cur
-	h.refs.Add(1)
-	return h, h.refs.Done, nil
+}
+
+// openIndex opens the index file (tests may hook it, to hold an open).
+func (s *Server) openIndex(ctx context.Context) (*index.DB, error) {
+	if s.opts.openIndex != nil {
+		return s.opts.openIndex(ctx, s.opts.DBPath)
+	}
+	return index.Open(ctx, s.opts.DBPath)
 }
 
 // noIndex explains why there is no index to serve and what happens next.

@@ -387,7 +387,7 @@ func TestMissingCrossEncoderIsDegraded(t *testing.T) {
 
 func getHealthLoaded(t *testing.T, url string) bool {
 	for _, m := range getHealth(t, url).Models {
-		if m.Role == "embedder" {
+		if m.Name == models.DefaultEmbedder {
 			return m.Loaded
 		}
 	}

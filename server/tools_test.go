@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vault-rag/vault-rag/models"
 )
 
 func TestToolsListed(t *testing.T) {
@@ -437,7 +439,7 @@ func TestDelta(t *testing.T) {
 		}
 		var out deltaOut
 		callOK(t, c, ToolDelta, map[string]any{"items": items}, &out)
-		if out.Threshold != DefaultNoveltyThreshold || out.Model != "bge-small-en-v1.5" || len(out.Items) != 4 {
+		if out.Threshold != DefaultNoveltyThreshold || out.Model != models.DefaultEmbedder || len(out.Items) != 4 {
 			t.Fatalf("delta: %+v", out)
 		}
 		covered, novel, cyr, mixed := out.Items[0], out.Items[1], out.Items[2], out.Items[3]

@@ -22,7 +22,8 @@ func cmdBench(ctx context.Context, args []string) error {
 	reps := fs.Int("reps", 3, "repetitions of the reindex measurements")
 	out := fs.String("out", "report/bench", "write OUT.md and OUT.json")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
-	only := fs.String("only", "", `run one section alone: "rerank" (the rerank cost on the demo vault)`)
+	only := fs.String("only", "", "run one section alone: reindex, throughput or rerank (the rerank cost on the demo vault)")
+	embedder := fs.String("embedder", "", "the embedder of the throughput and latency sections (default: the default embedder)")
 	rerankQueries := fs.Int("rerank-queries", 10, "demo queries the rerank section times per passage and scorer")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
@@ -40,13 +41,16 @@ func cmdBench(ctx context.Context, args []string) error {
 	}
 	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: models.DataDir(), Lib: models.RuntimeLibrary(),
 		Cranfield: *cranfield, Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare,
-		Only: *only, RerankQueries: *rerankQueries,
+		Only: *only, Embedder: *embedder, RerankQueries: *rerankQueries,
 		Log: func(s string) { fmt.Fprintln(os.Stderr, "bench: "+s) }})
 	if err != nil {
 		return err
 	}
 	if *prepare {
 		return nil
+	}
+	if *only != "" && !strings.HasSuffix(*out, "-"+*only) {
+		*out += "-" + *only // a section alone does not overwrite the full report
 	}
 	if err := res.WriteJSON(*out + ".json"); err != nil {
 		return err

@@ -42,7 +42,7 @@ func envOr(k, def string) string {
 }
 
 // embedderName is the model indexes are built with: $VAULT_RAG_EMBEDDER, else
-// the default (bge-small-en-v1.5; bge-small-en-v1.5-q is the int8 variant).
+// the default (bge-small-en-v1.5-q, int8; bge-small-en-v1.5 is the fp32 original).
 func embedderName() string { return envOr("VAULT_RAG_EMBEDDER", models.DefaultEmbedder) }
 
 func vaultPath() string { return envOr("VAULT_PATH", "vault") }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
@@ -19,6 +18,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 	vault := fs.String("vault", vaultPath(), "the vault folder")
 	db := fs.String("db", dbPath(), "the index file")
 	embedder := fs.String("embedder", embedderName(), "the embedding model (see `vault-rag models`)")
+	every := fs.Duration("progress-every", 10*time.Second, "when stderr is not a terminal, print a progress line this often (0: after every batch)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -32,9 +32,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 		return err
 	}
 	opts := index.BuildOptions{VaultPath: *vault, DBPath: *db, Incremental: *incremental}
-	if isTerminal(os.Stderr) && !*asJSON {
-		opts.Progress = progressBar(os.Stderr, "embedding")
-	}
+	opts.Progress = newProgressLine(os.Stderr, isTerminal(os.Stderr), *every, time.Now).update
 	rep, err := index.Build(ctx, emb, opts)
 	if err != nil {
 		return err
@@ -76,17 +74,99 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// progressBar draws a one-line bar, redrawn in place.
-func progressBar(w io.Writer, label string) func(done, total int) {
-	return func(done, total int) {
-		if total == 0 {
+// progressLine shows where a build is: on a terminal one line redrawn in
+// place, elsewhere (a log file, CI) a plain line every so often.
+type progressLine struct {
+	w     io.Writer
+	tty   bool
+	every time.Duration
+	now   func() time.Time
+
+	phase     string
+	start     time.Time // of the current phase
+	lastPrint time.Time
+	drawn     bool
+}
+
+func newProgressLine(w io.Writer, tty bool, every time.Duration, now func() time.Time) *progressLine {
+	return &progressLine{w: w, tty: tty, every: every, now: now}
+}
+
+func (p *progressLine) update(pr index.Progress) {
+	t := p.now()
+	if pr.Phase != p.phase {
+		p.phase, p.start = pr.Phase, t
+		p.lastPrint = time.Time{}
+	}
+	last := pr.Done == pr.Total
+	if pr.Phase == "embedding" && pr.Total == 0 {
+		if pr.Reused > 0 && !p.tty {
+			fmt.Fprintf(p.w, "embedding: nothing to embed, %d chunks reused\n", pr.Reused)
+		}
+		p.clear()
+		return
+	}
+	if p.tty {
+		// Redraw at most ten times a second, and always the last state.
+		if !last && !p.lastPrint.IsZero() && t.Sub(p.lastPrint) < 100*time.Millisecond {
 			return
 		}
-		const width = 30
-		n := done * width / total
-		fmt.Fprintf(w, "\r%s [%s%s] %d/%d", label, strings.Repeat("#", n), strings.Repeat(".", width-n), done, total)
-		if done == total {
-			fmt.Fprint(w, "\r\033[K")
+		fmt.Fprintf(p.w, "\r\033[K%s", p.text(pr, t))
+		p.drawn, p.lastPrint = true, t
+		if last && pr.Phase == "embedding" {
+			p.clear()
+		}
+		return
+	}
+	if pr.Phase == "reading" && !last {
+		// A log gets a reading line only when reading is slow.
+		if t.Sub(p.start) < p.every || t.Sub(p.lastPrint) < p.every {
+			return
+		}
+	} else if !last && pr.Done > 0 && !p.lastPrint.IsZero() && t.Sub(p.lastPrint) < p.every {
+		return
+	}
+	if pr.Phase == "reading" && last && p.lastPrint.IsZero() {
+		return // quick: no line
+	}
+	fmt.Fprintln(p.w, p.text(pr, t))
+	p.lastPrint = t
+}
+
+func (p *progressLine) clear() {
+	if p.tty && p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}
+
+// text is "embedding 1200/5000 chunks (24%), 8.1 chunks/s, ETA 7m49s, 300
+// reused". The ETA is taken from tokens, not chunks: batches run shortest
+// first, so the chunk rate falls as the build goes on.
+func (p *progressLine) text(pr index.Progress, t time.Time) string {
+	el := t.Sub(p.start)
+	if pr.Phase == "reading" {
+		return fmt.Sprintf("reading %d/%d notes (%d%%)", pr.Done, pr.Total, pct(pr.Done, pr.Total))
+	}
+	s := fmt.Sprintf("embedding %d/%d chunks (%d%%)", pr.Done, pr.Total, pct(pr.Done, pr.Total))
+	if pr.Done > 0 && el > 0 {
+		s += fmt.Sprintf(", %.1f chunks/s", float64(pr.Done)/el.Seconds())
+		if pr.Done < pr.Total && pr.Tokens > 0 {
+			eta := time.Duration(float64(el) * float64(pr.TotalTokens-pr.Tokens) / float64(pr.Tokens))
+			s += ", ETA " + eta.Round(time.Second).String()
+		} else if pr.Done == pr.Total {
+			s += ", took " + el.Round(100*time.Millisecond).String()
 		}
 	}
+	if pr.Reused > 0 {
+		s += fmt.Sprintf(", %d reused", pr.Reused)
+	}
+	return s
+}
+
+func pct(a, b int) int {
+	if b == 0 {
+		return 100
+	}
+	return a * 100 / b
 }

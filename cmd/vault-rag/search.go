@@ -121,7 +121,7 @@ func cmdSearch(ctx context.Context, args []string) error {
 	}
 	res, _, err := pipeline.Run(ctx, s.env, cfg, req)
 	if err != nil {
-		return err
+		return corruptHint(err)
 	}
 	if *asJSON {
 		return printJSON(res)
@@ -208,7 +208,7 @@ func demoSearches(ctx context.Context, w io.Writer, s *session, root string, cfg
 				continue
 			}
 			if err != nil {
-				return err
+				return corruptHint(err)
 			}
 			if len(res.Notes) == 0 {
 				fmt.Fprintln(w, "    (nothing)")
@@ -220,4 +220,14 @@ func demoSearches(ctx context.Context, w io.Writer, s *session, root string, cfg
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// corruptHint turns a query that read a damaged page (the index is opened
+// without SQLite's page check unless something suggests damage) into the one
+// line a damaged index gets at open.
+func corruptHint(err error) error {
+	if index.IsCorrupt(err) && !errors.Is(err, index.ErrCorrupt) {
+		return fmt.Errorf("%w: %v; run `vault-rag reindex` to rebuild it", index.ErrCorrupt, err)
+	}
+	return err
 }

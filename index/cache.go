@@ -1,0 +1,191 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+)
+
+// The embedding cache is a SQLite file beside the index (DBPath +
+// CacheSuffix) holding every vector a model produced, keyed by the model and
+// the hash of the embedded text. Each batch is committed as soon as the model
+// returns it, so a build killed at any moment loses at most the batch in
+// flight, and the next build (full or incremental) embeds only what no earlier
+// one did. It lives outside the index file because a full build writes a new
+// index and renames it over the old one: the cache survives that swap, and a
+// killed build, whose half-written index is thrown away.
+//
+// The file is disposable: deleting it costs only re-embedding. A cache that
+// cannot be read is replaced by an empty one.
+
+// CacheSuffix is appended to the index path to name its embedding cache.
+const CacheSuffix = ".embeddings"
+
+// CachePath is the embedding cache of the index at dbPath.
+func CachePath(dbPath string) string { return dbPath + CacheSuffix }
+
+type embedCache struct {
+	db    *sql.DB
+	conn  *sql.Conn // pinned: the pending table is a TEMP table of this connection
+	model string
+	has   *sql.Stmt
+	get   *sql.Stmt
+}
+
+// A rowid table: rows of 1.5 KB are too large for a WITHOUT ROWID one (which
+// made the file three times the vectors' size).
+const cacheSchema = `CREATE TABLE IF NOT EXISTS embeddings(
+	hash TEXT NOT NULL UNIQUE, -- embedHash(model, text): the chunks table's embed_hash; the model is in it
+	model TEXT NOT NULL,       -- for pruning one model's vectors
+	vec BLOB NOT NULL          -- float32 little-endian, as sqlite-vec stores it
+)`
+
+// openCache opens (or creates) the cache at path for one model. A file that
+// is not a usable cache is removed and started afresh.
+func openCache(ctx context.Context, path, model string) (*embedCache, error) {
+	c, err := tryOpenCache(ctx, path, model)
+	if err == nil {
+		return c, nil
+	}
+	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + s)
+	}
+	c, err2 := tryOpenCache(ctx, path, model)
+	if err2 != nil {
+		return nil, fmt.Errorf("embedding cache %s: %v (after removing an unusable one: %v)", path, err2, err)
+	}
+	return c, nil
+}
+
+func tryOpenCache(ctx context.Context, path, model string) (*embedCache, error) {
+	db, err := openSQLite(path, false)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	c := &embedCache{db: db, conn: conn, model: model}
+	for _, stmt := range []string{
+		// WAL with NORMAL sync: a commit is durable against a killed process
+		// (the WAL is in the OS), cheap enough to make after every batch.
+		`PRAGMA journal_mode=WAL`,
+		`PRAGMA synchronous=NORMAL`,
+		cacheSchema,
+		`CREATE TEMP TABLE IF NOT EXISTS pending(seq INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, ntok INTEGER NOT NULL, text TEXT NOT NULL, ids BLOB)`,
+	} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			c.close()
+			return nil, err
+		}
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM embeddings LIMIT 1)`).Scan(&n); err != nil {
+		c.close()
+		return nil, err
+	}
+	if c.has, err = conn.PrepareContext(ctx, `SELECT 1 FROM embeddings WHERE hash = ?`); err != nil {
+		c.close()
+		return nil, err
+	}
+	if c.get, err = conn.PrepareContext(ctx, `SELECT vec FROM embeddings WHERE hash = ?`); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *embedCache) close() {
+	for _, s := range []*sql.Stmt{c.has, c.get} {
+		if s != nil {
+			s.Close()
+		}
+	}
+	c.conn.Close()
+	c.db.Close()
+}
+
+// contains reports whether the cache holds a vector for hash.
+func (c *embedCache) contains(ctx context.Context, hash string) (bool, error) {
+	var one int
+	err := c.has.QueryRowContext(ctx, hash).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// blob returns the stored vector for hash as sqlite-vec's float32 blob, or nil.
+func (c *embedCache) blob(ctx context.Context, hash string) ([]byte, error) {
+	var b []byte
+	err := c.get.QueryRowContext(ctx, hash).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// put stores one batch of vectors and commits it.
+func (c *embedCache) put(ctx context.Context, hashes []string, vecs [][]float32) error {
+	tx, err := c.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("embedding cache: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO embeddings(hash, model, vec) VALUES(?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("embedding cache: %w", err)
+	}
+	defer st.Close()
+	for i, h := range hashes {
+		if _, err := st.ExecContext(ctx, h, c.model, encodeVector(vecs[i])); err != nil {
+			return fmt.Errorf("embedding cache: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("embedding cache: commit: %w", err)
+	}
+	return nil
+}
+
+// prune drops this model's vectors that no chunk of the index at dbPath uses,
+// so the cache holds the current vault, not every version of every note.
+// Other models' vectors are kept: switching back to a model is then free.
+func (c *embedCache) prune(ctx context.Context, dbPath string) error {
+	if _, err := c.conn.ExecContext(ctx, `ATTACH DATABASE ? AS idx`, dbPath); err != nil {
+		return err
+	}
+	defer c.conn.ExecContext(context.Background(), `DETACH DATABASE idx`)
+	_, err := c.conn.ExecContext(ctx, `DELETE FROM embeddings WHERE model = ? AND hash NOT IN (SELECT embed_hash FROM idx.chunks)`, c.model)
+	return err
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func encodeIDs(ids []int32) []byte {
+	b := make([]byte, 4*len(ids))
+	for i, x := range ids {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+	}
+	return b
+}
+
+func decodeIDs(b []byte) []int32 {
+	out := make([]int32, len(b)/4)
+	for i := range out {
+		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestOpenChecksOnlyWithReason: Open runs SQLite's page check only when
+// something says the file may be damaged, and says why it did.
+func TestOpenChecksOnlyWithReason(t *testing.T) {
+	ctx := context.Background()
+	vault, dbPath := newFixture(t)
+	build(t, newFake(), vault, dbPath, false)
+
+	d := open(t, dbPath)
+	if d.Checked() != "" {
+		t.Errorf("a clean index was checked: %q", d.Checked())
+	}
+	if err := d.Check(ctx); err != nil {
+		t.Errorf("Check of a sound index: %v", err)
+	}
+
+	// A writer died mid-transaction: its marker is still there.
+	if err := setDirty(dbPath); err != nil {
+		t.Fatal(err)
+	}
+	if d := open(t, dbPath); d.Checked() != "unclean shutdown marker" {
+		t.Errorf("with the marker, Checked = %q", d.Checked())
+	}
+	// A completed incremental build removes it.
+	build(t, newFake(), vault, dbPath, true)
+	if _, err := os.Stat(dirtyMarker(dbPath)); err == nil {
+		t.Error("the marker is left after a completed incremental build")
+	}
+	if d := open(t, dbPath); d.Checked() != "" {
+		t.Errorf("after the incremental build, Checked = %q", d.Checked())
+	}
+
+	// A file longer than its header says.
+	f, err := os.OpenFile(dbPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(make([]byte, 4096)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	d2, err := Open(ctx, dbPath)
+	switch {
+	case err != nil && !errors.Is(err, ErrCorrupt):
+		t.Errorf("Open of a file longer than its header: %v, want ErrCorrupt or a checked open", err)
+	case err == nil:
+		if !strings.Contains(d2.Checked(), "header says") {
+			t.Errorf("a file longer than its header was opened unchecked (%q)", d2.Checked())
+		}
+		d2.Close()
+	}
+}

@@ -1,0 +1,102 @@
+package models
+
+import (
+	"context"
+	"fmt"
+)
+
+// maxBatchRows bounds the rows of one ONNX run.
+const maxBatchRows = 64
+
+// Tokens returns text's token ids without special tokens, so an indexer that
+// tokenized a text to decide where to split it can embed those ids without
+// tokenizing it again.
+func (e *Embedder) Tokens(text string) []int32 {
+	raw, _ := e.b.tok.Encode(text, false)
+	out := make([]int32, len(raw))
+	for i, id := range raw {
+		out[i] = int32(id)
+	}
+	return out
+}
+
+// BatchLimits are the bounds of one ONNX run: at most rows sequences, and at
+// most tokens in rows × the longest sequence (special tokens included). A
+// caller that hands EmbedTokens batches within them, sorted by length, gets
+// exactly one run per call.
+func (e *Embedder) BatchLimits() (rows, tokens int) { return e.b.batchRows(), maxBatchTokens }
+
+// Window is the longest token sequence embedded, special tokens excluded;
+// longer ones are cut to it.
+func (e *Embedder) Window() int { return e.b.maxLen - 2 }
+
+// EmbedTokens embeds passages given as token ids (from Tokens), as
+// EmbedPassages would embed their texts.
+func (e *Embedder) EmbedTokens(ctx context.Context, ids [][]int32) ([][]float32, error) {
+	seqs := make([]sequence, len(ids))
+	for i, s := range ids {
+		if len(s) > e.b.maxLen-2 {
+			s = s[:e.b.maxLen-2]
+		}
+		row := make([]int64, 0, len(s)+2)
+		row = append(row, e.b.cls)
+		for _, id := range s {
+			row = append(row, int64(id))
+		}
+		row = append(row, e.b.sep)
+		seqs[i] = sequence{ids: row, types: make([]int64, len(row))}
+	}
+	return e.runSeqs(ctx, seqs)
+}
+
+func (e *Embedder) runSeqs(ctx context.Context, seqs []sequence) ([][]float32, error) {
+	out := make([][]float32, len(seqs))
+	var bad error
+	err := e.b.run(ctx, seqs, func(i int, hidden []float32) {
+		if len(hidden) < e.dim {
+			bad = fmt.Errorf("%s: output row of %d values, want at least %d", e.b.name, len(hidden), e.dim)
+			return
+		}
+		out[i] = normalize(hidden[:e.dim]) // CLS pooling: position 0
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Tokens loads the model's tokenizer and tokenizes; nil if the model cannot
+// be loaded (EmbedTokens then reports why).
+func (l *Lazy) Tokens(text string) []int32 {
+	e, err := l.r.Embedder(context.Background(), l.spec.Name)
+	if err != nil {
+		return nil
+	}
+	return e.Tokens(text)
+}
+
+// BatchLimits are the loaded model's (see Embedder.BatchLimits); they do not
+// need the model.
+func (l *Lazy) BatchLimits() (rows, tokens int) {
+	if l.spec.BatchRows > 0 {
+		return l.spec.BatchRows, maxBatchTokens
+	}
+	return maxBatchRows, maxBatchTokens
+}
+
+// Window is the model's window less its special tokens, from the manifest.
+func (l *Lazy) Window() int {
+	return maxOr(l.spec.MaxTokens) - 2
+}
+
+// EmbedTokens loads the model and embeds token ids.
+func (l *Lazy) EmbedTokens(ctx context.Context, ids [][]int32) ([][]float32, error) {
+	e, err := l.r.Embedder(ctx, l.spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	return e.EmbedTokens(ctx, ids)
+}
