@@ -23,7 +23,8 @@ import (
 // (embedding - centre), the centre being the mean vector of the index at its
 // full build (bge vectors share a large common component; without centring
 // most bits are the same for every chunk) — in memory, ranks all chunks by
-// Hamming distance to the query's bits, and rescores the best
+// its agreement with the query (the query's floats against the
+// code's signs, see nearest), and rescores the best
 // Oversample × k of them with their exact float vectors (plain rows in
 // chunk_vectors, read by primary key). The result has exact scores; only the
 // candidate set is approximate, and recall@10 against the exact KNN is
@@ -35,7 +36,7 @@ const metaCentre = "quant_centre" // base64 of the float32 centre, little-endian
 const Oversample = 8
 
 // MinCandidates is the fewest candidates the binary pass rescores, however
-// small k is: a top-10 from 80 Hamming candidates loses neighbours.
+// small k is: a top-10 from a few dozen candidates loses neighbours.
 const MinCandidates = 256
 
 // syncCodes gives every row of chunk_vectors its binary code. A full build
@@ -227,51 +228,97 @@ func (d *DB) codes(ctx context.Context) (*codeSet, error) {
 	return s, nil
 }
 
-// hamming returns the n chunks whose codes are nearest q, nearest first, ties
-// by chunk id.
-func (s *codeSet) hamming(q []uint64, n int) []int64 {
-	type cand struct {
-		d  int
-		id int64
+// nearest returns the n chunks whose codes score best against the float
+// query q (already centred), best first, ties by chunk id. The score is the
+// asymmetric one: the query keeps its floats and each code stands for a
+// vector of ±1, so score = Σ q_i·(±1) = 2·Σ_{bit i set} q_i − Σ q_i. It ranks
+// far better than the Hamming distance between two sign codes, at the cost of
+// a table lookup per code byte: per query, table[b][x] holds the sum of q over
+// the bits set in byte value x at byte position b.
+func (s *codeSet) nearest(q []float32, n int) []int64 {
+	nbytes := 8 * s.words
+	table := make([]float32, nbytes*256)
+	for b := 0; b < nbytes; b++ {
+		t := table[b*256 : (b+1)*256]
+		for x := 1; x < 256; x++ {
+			low := x & -x // the lowest set bit
+			i := 8*b + bits.TrailingZeros(uint(low))
+			qi := float32(0)
+			if i < len(q) {
+				qi = q[i]
+			}
+			t[x] = t[x^low] + qi
+		}
 	}
-	// Count distances into buckets (at most 64·words+1 values), find the
-	// cut-off distance, then keep what lies within it: linear, no full sort.
-	hist := make([]int, 64*s.words+1)
-	dist := make([]uint16, len(s.ids))
+	h := topN{n: n}
 	for i := range s.ids {
 		c := s.codes[i*s.words : (i+1)*s.words]
-		d := 0
+		var sc float32
 		for w, x := range c {
-			d += bits.OnesCount64(x ^ q[w])
+			t := table[w*8*256:]
+			sc += t[x&0xff] + t[256+(x>>8&0xff)] + t[512+(x>>16&0xff)] + t[768+(x>>24&0xff)] +
+				t[1024+(x>>32&0xff)] + t[1280+(x>>40&0xff)] + t[1536+(x>>48&0xff)] + t[1792+(x>>56)]
 		}
-		dist[i] = uint16(d)
-		hist[d]++
+		h.offer(sc, s.ids[i])
 	}
-	cut, seen := len(hist)-1, 0
-	for d, h := range hist {
-		seen += h
-		if seen >= n {
-			cut = d
-			break
-		}
-	}
-	var cs []cand
-	for i, d := range dist {
-		if int(d) <= cut {
-			cs = append(cs, cand{int(d), s.ids[i]})
-		}
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].d != cs[j].d {
-			return cs[i].d < cs[j].d
-		}
-		return cs[i].id < cs[j].id
-	})
-	out := make([]int64, 0, min(n, len(cs)))
-	for _, c := range cs[:min(n, len(cs))] {
-		out = append(out, c.id)
+	sort.Slice(h.items, func(i, j int) bool { return h.items[i].better(h.items[j]) })
+	out := make([]int64, len(h.items))
+	for i, it := range h.items {
+		out[i] = it.id
 	}
 	return out
+}
+
+type scored struct {
+	score float32
+	id    int64
+}
+
+func (a scored) better(b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.id < b.id
+}
+
+// topN keeps the n best items offered: a heap with the worst kept at the root.
+type topN struct {
+	n     int
+	items []scored
+}
+
+func (h *topN) offer(score float32, id int64) {
+	it := scored{score, id}
+	if len(h.items) < h.n {
+		h.items = append(h.items, it)
+		for i := len(h.items) - 1; i > 0; { // sift up
+			p := (i - 1) / 2
+			if !h.items[p].better(h.items[i]) {
+				break
+			}
+			h.items[p], h.items[i] = h.items[i], h.items[p]
+			i = p
+		}
+		return
+	}
+	if h.n == 0 || !it.better(h.items[0]) {
+		return
+	}
+	h.items[0] = it
+	for i := 0; ; { // sift down
+		l, r, w := 2*i+1, 2*i+2, i
+		if l < len(h.items) && h.items[w].better(h.items[l]) {
+			w = l
+		}
+		if r < len(h.items) && h.items[w].better(h.items[r]) {
+			w = r
+		}
+		if w == i {
+			break
+		}
+		h.items[i], h.items[w] = h.items[w], h.items[i]
+		i = w
+	}
 }
 
 // Candidates is how many chunks the binary pass of a k-nearest search
@@ -284,7 +331,8 @@ func Candidates(k, oversample int) int {
 }
 
 // NearestBinary is Nearest through the quantized first pass: the candidates
-// nearest by Hamming distance are rescored with their float vectors, and the
+// that score best against the query's floats (see codeSet.nearest) are
+// rescored with their float vectors, and the
 // k nearest of those come back, nearest first, ties by chunk id, with the
 // scores Nearest gives them. With k or candidates at least the chunk count it
 // examines every chunk and equals Nearest.
@@ -297,7 +345,11 @@ func (d *DB) NearestBinary(ctx context.Context, v []float32, k, candidates int) 
 		return nil, fmt.Errorf("vector search: the query has %d dimensions, the index %d", len(v), len(s.centre))
 	}
 	n := max(k, candidates)
-	ids := s.hamming(quantize(v, s.centre), n)
+	qc := make([]float32, len(v))
+	for i := range v {
+		qc[i] = v[i] - s.centre[i]
+	}
+	ids := s.nearest(qc, n)
 	if len(ids) == 0 {
 		return nil, nil
 	}

@@ -23,7 +23,7 @@ type Vector struct {
 }
 
 // Search chooses how a KNN runs: "binary" (the default) ranks every chunk by
-// the Hamming distance of its sign bits and rescores the best oversample × k
+// one sign bit per dimension (centred) and rescores the best oversample × k
 // with the float vectors; "exact" scans every float vector (sqlite-vec).
 // The exact path stays for measuring the binary one and for anyone who wants
 // it: `vector: {search: exact}`.
