@@ -358,9 +358,10 @@ func (d *DB) NearestBinary(ctx context.Context, v []float32, k, candidates int) 
 		return nil, err
 	}
 	raw, _ := json.Marshal(ids)
-	rows, err := d.sql.QueryContext(ctx, `SELECT v.id, c.note_id, vec_distance_l2(v.embedding, ?) AS dist
-		FROM chunk_vectors v JOIN chunks c ON c.id = v.id
-		WHERE v.id IN (SELECT value FROM json_each(?)) ORDER BY dist, v.id LIMIT ?`, blob, string(raw), k)
+	// The note is in the chunk id (note id × chunkIDsPerNote + ord): no join
+	// with chunks, whose rows carry the text.
+	rows, err := d.sql.QueryContext(ctx, `SELECT id, id / ?, vec_distance_l2(embedding, ?) AS dist
+		FROM chunk_vectors WHERE id IN (SELECT value FROM json_each(?)) ORDER BY dist, id LIMIT ?`, chunkIDsPerNote, blob, string(raw), k)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
