@@ -24,15 +24,15 @@ import (
 
 // Options say what to measure.
 type Options struct {
-	Root      string // the repository: vault/, configs/, eval/
-	DataDir   string // where models are and benchmark vaults and indexes go
-	Lib       string // the ONNX Runtime library
-	Cranfield string // a BEIR folder, or "" to skip
+	Root      string   // the repository: vault/, configs/, eval/
+	DataDir   string   // where models are and benchmark vaults and indexes go
+	Lib       string   // the ONNX Runtime library
+	Cranfield string   // a BEIR folder, or "" to skip
 	Recall    []string // more BEIR folders, indexed with the real embedder only for the binary-search recall check
-	Sizes     []int  // generated vault sizes, e.g. 3000, 30000
-	Queries   int    // queries per dataset for latency (default 50)
-	Reps      int    // repetitions of the reindex measurements (default 3)
-	Prepare   bool   // only generate and index the scale vaults (cached for later runs)
+	Sizes     []int    // generated vault sizes, e.g. 3000, 30000
+	Queries   int      // queries per dataset for latency (default 50)
+	Reps      int      // repetitions of the reindex measurements (default 3)
+	Prepare   bool     // only generate and index the scale vaults (cached for later runs)
 	Log       func(string)
 }
 

@@ -11,9 +11,9 @@ import (
 // embedded as a passage (no query instruction) and searched like the vector
 // stage, contributing a list of its own. Off by default.
 type Hyde struct {
-	Limit  int    `yaml:"limit"` // notes to keep (default 40)
-	Model  string `yaml:"model"` // embedder; must be the index's (the default)
-	Ladder []int  `yaml:"ladder"`
+	Limit      int    `yaml:"limit"` // notes to keep (default 40)
+	Model      string `yaml:"model"` // embedder; must be the index's (the default)
+	Ladder     []int  `yaml:"ladder"`
 	Search     string `yaml:"search"`     // binary (default) or exact; see Search
 	Oversample int    `yaml:"oversample"` // binary: candidates rescored per chunk wanted (default 8)
 }

@@ -15,9 +15,9 @@ import (
 // drains, or the ladder ends, and says which: "nothing matched" and "stopped
 // looking" are different answers.
 type Vector struct {
-	Limit  int    `yaml:"limit"`  // notes to keep (default 40)
-	Model  string `yaml:"model"`  // embedder; must be the index's (the default)
-	Ladder []int  `yaml:"ladder"` // chunk counts to try, ascending (default 4×limit, 16×, 64×, 4096)
+	Limit      int    `yaml:"limit"`      // notes to keep (default 40)
+	Model      string `yaml:"model"`      // embedder; must be the index's (the default)
+	Ladder     []int  `yaml:"ladder"`     // chunk counts to try, ascending (default 4×limit, 16×, 64×, 4096)
 	Search     string `yaml:"search"`     // binary (default) or exact; see Search
 	Oversample int    `yaml:"oversample"` // binary: candidates rescored per chunk wanted (default 8)
 }
