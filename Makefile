@@ -61,7 +61,7 @@ e2e: setup build
 ## bench: the performance figures (report/bench.md and .json); takes a while
 .PHONY: bench
 bench: setup build
-	$(BIN) bench --cranfield ../shared/datasets/cranfield --out report/bench
+	$(BIN) bench --cranfield ../shared/datasets/cranfield --recall ../shared/datasets/cacm --out report/bench
 
 ## fuzz: run each fuzz target briefly (FUZZTIME each, one after another); seeds live in */testdata/fuzz/
 FUZZTIME ?= 10s

@@ -23,16 +23,17 @@ import (
 
 // Options say what to measure.
 type Options struct {
-	Root      string // the repository: vault/, configs/, eval/
-	DataDir   string // where models are and benchmark vaults and indexes go
-	Lib       string // the ONNX Runtime library
-	Cranfield string // a BEIR folder, or "" to skip
-	Sizes     []int  // generated vault sizes, e.g. 3000, 30000
-	Queries   int    // queries per dataset for latency (default 50)
-	Reps      int    // repetitions of the reindex measurements (default 3)
-	Prepare   bool   // only generate and index the scale vaults (cached for later runs)
-	Only      string // "reindex", "throughput" or "rerank": that section alone ("" for all)
-	Embedder  string // the model of the throughput and latency sections ("" for the default)
+	Root      string   // the repository: vault/, configs/, eval/
+	DataDir   string   // where models are and benchmark vaults and indexes go
+	Lib       string   // the ONNX Runtime library
+	Cranfield string   // a BEIR folder, or "" to skip
+	Recall    []string // more BEIR folders, indexed with the real embedder only for the binary-search recall check
+	Sizes     []int    // generated vault sizes, e.g. 3000, 30000
+	Queries   int      // queries per dataset for latency (default 50)
+	Reps      int      // repetitions of the reindex measurements (default 3)
+	Prepare   bool     // only generate and index the scale vaults (cached for later runs)
+	Only      string   // "reindex", "throughput" or "rerank": that section alone ("" for all)
+	Embedder  string   // the model of the throughput and latency sections ("" for the default)
 	// RerankQueries is how many demo queries the rerank section times per
 	// passage and scorer (default 10).
 	RerankQueries int
@@ -164,7 +165,13 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	if _, err := eval.EnsureIndex(ctx, emb, demo.VaultPath, demoDB, logf); err != nil {
 		return nil, err
 	}
+	if err := queryEmbedding(ctx, res, emb, "demo", texts(demo.Queries, o.Queries)); err != nil {
+		return nil, err
+	}
 	if err := latency(ctx, res, reg, nil, cfgs, "demo", demoDB, texts(demo.Queries, o.Queries), logf); err != nil {
+		return nil, err
+	}
+	if err := recallFigures(ctx, res, emb, "demo", demoDB, texts(demo.Queries, len(demo.Queries)), logf); err != nil {
 		return nil, err
 	}
 	if err := rerankCost(ctx, res, reg, demoDB, texts(demo.Queries, o.RerankQueries), logf); err != nil {
@@ -179,7 +186,27 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		if _, err := eval.EnsureIndex(ctx, emb, ds.VaultPath, db, logf); err != nil {
 			return nil, err
 		}
+		if err := queryEmbedding(ctx, res, emb, "cranfield", texts(ds.Queries, o.Queries)); err != nil {
+			return nil, err
+		}
 		if err := latency(ctx, res, reg, nil, cfgs, "cranfield", db, texts(ds.Queries, o.Queries), logf); err != nil {
+			return nil, err
+		}
+		if err := recallFigures(ctx, res, emb, "cranfield", db, texts(ds.Queries, len(ds.Queries)), logf); err != nil {
+			return nil, err
+		}
+	}
+	for _, dir := range o.Recall {
+		name := filepath.Base(filepath.Clean(dir))
+		ds, err := eval.LoadBEIR(dir, filepath.Join(o.DataDir, "eval", name))
+		if err != nil {
+			return nil, err
+		}
+		db := filepath.Join(o.DataDir, "eval", name, emb.Name(), "index.db")
+		if _, err := eval.EnsureIndex(ctx, emb, ds.VaultPath, db, logf); err != nil {
+			return nil, err
+		}
+		if err := recallFigures(ctx, res, emb, name, db, texts(ds.Queries, len(ds.Queries)), logf); err != nil {
 			return nil, err
 		}
 	}
@@ -194,7 +221,13 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 			return nil, err
 		}
 		sm := scaleModels{Models: pipeline.RegistryModels{R: reg}, cost: QueryCost{Embedder: hashEmbedder, Real: emb}}
+		if err := queryEmbedding(ctx, res, emb, name, qs); err != nil {
+			return nil, err
+		}
 		if err := latency(ctx, res, reg, sm, cfgs, name, db, qs, logf); err != nil {
+			return nil, err
+		}
+		if err := recallFigures(ctx, res, hashEmbedder, name, db, qs, logf); err != nil {
 			return nil, err
 		}
 	}
@@ -245,6 +278,14 @@ func configs(root string) ([]*pipeline.Config, error) {
 			return nil, err
 		}
 		out = append(out, c)
+		if n == "vector" {
+			// The exact float scan beside the default binary path, same run.
+			c, err := pipeline.Parse("vector-exact.yaml", []byte("name: vector-exact\nstages:\n  - vector: {limit: 40, search: exact}\n"))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
 	}
 	return out, nil
 }
@@ -437,6 +478,72 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 	res.add("size", "notes", dataset, float64(st.Notes), "", "")
 	res.add("size", "chunks", dataset, float64(st.Chunks), "", "")
 	res.add("size", "index size on disk", dataset, float64(st.Bytes)/(1<<20), "MiB", db.Meta("embedder"))
+	return nil
+}
+
+// queryEmbedding times the real embedder on each query alone: a part of every
+// vector and hybrid figure, reported on its own line.
+func queryEmbedding(ctx context.Context, res *Results, emb stages.Embedder, dataset string, queries []string) error {
+	if len(queries) == 0 {
+		return nil
+	}
+	if _, err := emb.EmbedQuery(ctx, queries[0]); err != nil { // warm
+		return err
+	}
+	var ds []time.Duration
+	for _, q := range queries {
+		t0 := time.Now()
+		if _, err := emb.EmbedQuery(ctx, q); err != nil {
+			return err
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	res.add("latency", "query embedding p50", dataset, ms(eval.Percentile(ds, 50)), "ms", emb.Name()+", in every vector and hybrid figure")
+	res.add("latency", "query embedding p95", dataset, ms(eval.Percentile(ds, 95)), "ms", "")
+	return nil
+}
+
+// recallFigures measures the binary vector search against the exact KNN on
+// the index's own vectors: at the vector stage's default (first rung k = 160,
+// 8 × 160 candidates) and at a strict setting (k = 10, MinCandidates), which
+// on a small collection is the one that examines only a part of it.
+func recallFigures(ctx context.Context, res *Results, emb stages.Embedder, dataset, dbPath string, queries []string, logf func(string, ...any)) error {
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if emb.Name() != db.Meta("embedder") {
+		return fmt.Errorf("recall on %s: the index was embedded with %s, the queries with %s", dataset, db.Meta("embedder"), emb.Name())
+	}
+	var qvs [][]float32
+	for _, q := range queries {
+		v, err := emb.EmbedQuery(ctx, q)
+		if err != nil {
+			return err
+		}
+		qvs = append(qvs, v)
+	}
+	total, err := db.ChunkCount(ctx)
+	if err != nil {
+		return err
+	}
+	note := fmt.Sprintf("%d queries, %s vectors, %d chunks", len(qvs), db.Meta("embedder"), total)
+	for _, c := range []struct {
+		name          string
+		k, candidates int
+	}{
+		{"default: k=160, 1280 candidates", 160, index.Candidates(160, index.Oversample)},
+		{fmt.Sprintf("strict: k=10, %d candidates", index.MinCandidates), 10, index.Candidates(10, 1)},
+	} {
+		r, err := VectorRecall(ctx, db, qvs, c.k, c.candidates, 10)
+		if err != nil {
+			return err
+		}
+		res.add("recall", "binary vs exact KNN recall@10 notes, "+c.name, dataset, r.Notes, "", note)
+		res.add("recall", "binary vs exact KNN recall@10 chunks, "+c.name, dataset, r.Chunks, "", "")
+		logf("recall %s %s: notes %.4f, chunks %.4f", dataset, c.name, r.Notes, r.Chunks)
+	}
 	return nil
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // datasets orders the table's columns from small to large.
-var datasets = []string{"demo", "cranfield", "gen-3000", "gen-30000"}
+var datasets = []string{"demo", "cranfield", "cacm", "gen-3000", "gen-30000"}
 
 // Markdown writes the figures as one table per section, a row per figure and
 // a column per dataset, so growth from the demo vault to 30,000 notes reads
@@ -66,6 +66,8 @@ func cell(f Figure) string {
 	}
 	var v string
 	switch {
+	case f.Unit == "" && f.Value != float64(int64(f.Value)): // a share: recall
+		v = fmt.Sprintf("%.4f", f.Value)
 	case f.Value >= 100 || f.Unit == "":
 		v = fmt.Sprintf("%.0f", f.Value)
 	case f.Value >= 10:

@@ -381,6 +381,9 @@ func finish(ctx context.Context, tx *sql.Tx, emb Embedder, vault string) error {
 	if err := resolveLinks(ctx, tx); err != nil {
 		return fmt.Errorf("resolve links: %w", err)
 	}
+	if err := syncCodes(ctx, tx, emb.Dim()); err != nil {
+		return fmt.Errorf("quantize vectors: %w", err)
+	}
 	fp, err := fingerprint(ctx, tx)
 	if err != nil {
 		return err
@@ -481,6 +484,7 @@ func fingerprint(ctx context.Context, tx *sql.Tx) (string, error) {
 type writer struct {
 	note, chunk, fts, vec, link                  *sql.Stmt
 	delNote, delChunks, delFTS, delVec, delLinks *sql.Stmt
+	flat, delFlat, delCodes                      *sql.Stmt // quant.go's tables
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -494,6 +498,9 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.chunk, `INSERT INTO chunks(id, note_id, ord, part, heading, body, truncated, embed_hash) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.fts, `INSERT INTO chunks_fts(rowid, title, body) VALUES(?, ?, ?)`},
 		{&w.vec, `INSERT INTO chunks_vec(rowid, embedding) VALUES(?, ?)`},
+		{&w.flat, `INSERT INTO chunk_vectors(id, embedding) VALUES(?, ?)`},
+		{&w.delFlat, `DELETE FROM chunk_vectors WHERE id IN (SELECT id FROM chunks WHERE note_id = ?)`},
+		{&w.delCodes, `DELETE FROM chunk_codes WHERE id IN (SELECT id FROM chunks WHERE note_id = ?)`},
 		{&w.link, `INSERT INTO links(note_id, ord, target, heading, alias) VALUES(?, ?, ?, ?, ?)`},
 		{&w.delFTS, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE note_id = ?)`},
 		{&w.delVec, `DELETE FROM chunks_vec WHERE rowid IN (SELECT id FROM chunks WHERE note_id = ?)`},
@@ -512,7 +519,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.note, w.chunk, w.fts, w.vec, w.link, w.delNote, w.delChunks, w.delFTS, w.delVec, w.delLinks} {
+	for _, s := range []*sql.Stmt{w.note, w.chunk, w.fts, w.vec, w.link, w.delNote, w.delChunks, w.delFTS, w.delVec, w.delLinks, w.flat, w.delFlat, w.delCodes} {
 		if s != nil {
 			s.Close()
 		}
@@ -562,6 +569,9 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 		if _, err := w.vec.ExecContext(ctx, cid, blob); err != nil {
 			return fmt.Errorf("index chunk vector of %s: %w", n.Path, err)
 		}
+		if _, err := w.flat.ExecContext(ctx, cid, blob); err != nil {
+			return fmt.Errorf("index chunk vector of %s: %w", n.Path, err)
+		}
 	}
 	for i, l := range n.Links {
 		if _, err := w.link.ExecContext(ctx, id, i, l.Target, l.Heading, l.Alias); err != nil {
@@ -572,7 +582,7 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 }
 
 func (w *writer) deleteNote(ctx context.Context, id int64) error {
-	for _, st := range []*sql.Stmt{w.delFTS, w.delVec, w.delChunks, w.delLinks, w.delNote} {
+	for _, st := range []*sql.Stmt{w.delFTS, w.delVec, w.delFlat, w.delCodes, w.delChunks, w.delLinks, w.delNote} {
 		if _, err := st.ExecContext(ctx, id); err != nil {
 			return fmt.Errorf("delete note %d: %w", id, err)
 		}

@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion changes whenever the tables below change; an index of another
 // version is rebuilt, never migrated.
-const SchemaVersion = "1"
+const SchemaVersion = "2"
 
 var vecOnce sync.Once
 
@@ -46,6 +46,12 @@ func schema(dim int) []string {
 		`CREATE INDEX chunks_embed ON chunks(embed_hash)`,
 		`CREATE VIRTUAL TABLE chunks_fts USING fts5(title, body, tokenize='porter unicode61')`,
 		fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[%d])`, dim),
+		// The quantized first pass of a vector search (quant.go): one sign bit
+		// per dimension of (embedding - centre), and the float vector again as
+		// a plain row, so rescoring a candidate is a primary-key read (a vec0
+		// point lookup walks its 1,024-vector chunk blob: ~0.5 ms each).
+		`CREATE TABLE chunk_codes(id INTEGER PRIMARY KEY, code BLOB NOT NULL)`,
+		`CREATE TABLE chunk_vectors(id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)`,
 		`CREATE TABLE links(
 			note_id INTEGER NOT NULL, ord INTEGER NOT NULL,
 			target TEXT NOT NULL, heading TEXT NOT NULL, alias TEXT NOT NULL,

@@ -32,6 +32,7 @@ type DB struct {
 	ino  uint64
 	// checked is why Open ran the page check, "" when it did not.
 	checked string
+	cc      codeCache // binary codes for NearestBinary, loaded on first use
 }
 
 // Open opens an index read-only and checks that it is one: a missing file is
@@ -359,33 +360,71 @@ func (f Filter) where() (string, []any) {
 }
 
 // Keyword runs an FTS5 match expression and returns each matching note's best
-// chunk, best first, at most limit notes. The match runs first, materialised,
-// and only then meets the joins and filters: a MATCH beside a join filter in one
-// WHERE lets the planner scan the join side first. Ties in bm25 are broken by
-// chunk id, so the order is total. Score is -bm25 (higher is better).
+// chunk, best first, at most limit notes. Ties in bm25 are broken by chunk id,
+// so the order is total. Score is -bm25 (higher is better).
+//
+// FTS5 scores every matching row whatever the LIMIT (a four-word query of
+// common words scores 46k of 138k chunks); what the old query added on top —
+// materialising every match, joining each to its note and ranking each note's
+// chunks with a window function — is gone: the match is cut to the first
+// `cap` rows of the total order (bm25, chunk id), the cut is joined and
+// filtered, and Go keeps each note's first chunk. A note's first chunk in the
+// total order is its best, so when the cut holds limit notes that pass the
+// filters the answer is exactly the uncut one; when it does not and the match
+// had more rows, the cut grows (×8, then no cut). See keywordCap.
 func (d *DB) Keyword(ctx context.Context, match string, limit int, f Filter) ([]Hit, error) {
 	where, args := f.where()
-	q := `WITH m AS MATERIALIZED (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ?),
-	j AS (SELECT m.id, c.note_id, m.rank,
-		row_number() OVER (PARTITION BY c.note_id ORDER BY m.rank, m.id) AS rn
-		FROM m JOIN chunks c ON c.id = m.id JOIN notes n ON n.id = c.note_id WHERE ` + where + `)
-	SELECT id, note_id, rank FROM j WHERE rn = 1 ORDER BY rank, id LIMIT ?`
-	rows, err := d.sql.QueryContext(ctx, q, append(append([]any{match}, args...), limit)...)
+	q := `WITH m AS MATERIALIZED (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?)
+	SELECT m.id, c.note_id, m.rank, (` + where + `) FROM m JOIN chunks c ON c.id = m.id JOIN notes n ON n.id = c.note_id ORDER BY m.rank, m.id`
+	for cut := keywordCap(limit, f); ; cut *= 8 {
+		if cut > 1<<22 {
+			cut = -1 // SQLite: no limit
+		}
+		hits, rows, err := d.keywordPass(ctx, q, match, cut, args, limit)
+		if err != nil {
+			return nil, err
+		}
+		if len(hits) >= limit || cut < 0 || rows < cut {
+			return hits, nil
+		}
+	}
+}
+
+// keywordCap is the first cut of a keyword match: 8 chunks per note wanted
+// (a note is rarely matched in more sections than that), 64 under filters,
+// which drop rows after the cut.
+func keywordCap(limit int, f Filter) int {
+	if f.Empty() {
+		return max(8*limit, 64)
+	}
+	return max(64*limit, 512)
+}
+
+func (d *DB) keywordPass(ctx context.Context, q, match string, cut int, args []any, limit int) ([]Hit, int, error) {
+	rows, err := d.sql.QueryContext(ctx, q, append([]any{match, cut}, args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+		return nil, 0, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
 	var hits []Hit
+	seen := map[int64]bool{}
+	n := 0
 	for rows.Next() {
 		var h Hit
 		var rank float64
-		if err := rows.Scan(&h.ChunkID, &h.NoteID, &rank); err != nil {
-			return nil, err
+		var ok bool
+		if err := rows.Scan(&h.ChunkID, &h.NoteID, &rank, &ok); err != nil {
+			return nil, 0, err
 		}
+		n++
+		if !ok || seen[h.NoteID] || len(hits) == limit {
+			continue
+		}
+		seen[h.NoteID] = true
 		h.Score = -rank
 		hits = append(hits, h)
 	}
-	return hits, rows.Err()
+	return hits, n, rows.Err()
 }
 
 // MaxKNN is the largest k sqlite-vec accepts in one KNN query.

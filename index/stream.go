@@ -528,6 +528,10 @@ func copyVectors(ctx context.Context, tx *sql.Tx, w *writer, cache *embedCache) 
 			if _, err := w.vec.ExecContext(ctx, r.id, blob); err != nil {
 				return fmt.Errorf("index chunk vector %d: %w", r.id, err)
 			}
+			// The plain row the binary first pass rescores from (quant.go).
+			if _, err := w.flat.ExecContext(ctx, r.id, blob); err != nil {
+				return fmt.Errorf("index chunk vector %d: %w", r.id, err)
+			}
 			last = r.id
 		}
 	}

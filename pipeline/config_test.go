@@ -32,6 +32,16 @@ func TestParseErrors(t *testing.T) {
 			line: "bad.yaml:4:", key: `"keywrd"`,
 		},
 		{
+			name: "unknown vector search",
+			src:  "stages:\n  - vector:\n      limit: 4\n      search: fast\n",
+			line: "bad.yaml:4:", key: `search "fast"`,
+		},
+		{
+			name: "oversample with the exact search",
+			src:  "stages:\n  - hyde:\n      search: exact\n      oversample: 4\n",
+			line: "bad.yaml:4:", key: "oversample",
+		},
+		{
 			name: "unknown stage key",
 			src:  "stages:\n  - keyword:\n      limit: 4\n      limt: 5\n",
 			line: "bad.yaml:4:", key: `"limt"`,
@@ -192,7 +202,7 @@ func TestParseAccepts(t *testing.T) {
 			src:  "stages:\n  - keyword:\n  - vector: {}\n  - rrf:\n",
 			want: []stages.Stage{
 				&stages.Keyword{Limit: 40},
-				&stages.Vector{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}},
+				&stages.Vector{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}, Search: "binary", Oversample: index.Oversample},
 				&stages.RRF{K: 60, Limit: 30},
 			},
 		},
@@ -200,9 +210,17 @@ func TestParseAccepts(t *testing.T) {
 			name: "block and flow settings",
 			src:  "name: n\nstages:\n  - vector:\n      limit: 10\n      ladder: [10, 20]\n  - rerank: {scorer: bi-encoder, passage: note, candidates: 7}\n  - recency: {weight: 0.005, half_life_days: 90}\n",
 			want: []stages.Stage{
-				&stages.Vector{Limit: 10, Ladder: []int{10, 20}},
+				&stages.Vector{Limit: 10, Ladder: []int{10, 20}, Search: "binary", Oversample: index.Oversample},
 				&stages.Rerank{Candidates: 7, Passage: "note", Scorer: "bi-encoder"},
 				&stages.Recency{Weight: 0.005, HalfLifeDays: 90},
+			},
+		},
+		{
+			name: "exact and binary vector searches",
+			src:  "stages:\n  - vector: {search: exact}\n  - hyde: {search: binary, oversample: 20}\n",
+			want: []stages.Stage{
+				&stages.Vector{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}, Search: "exact"},
+				&stages.Hyde{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}, Search: "binary", Oversample: 20},
 			},
 		},
 		{
@@ -211,8 +229,8 @@ func TestParseAccepts(t *testing.T) {
 			name: "a vector limit over 64 with the default ladder",
 			src:  "stages:\n  - vector: {limit: 100}\n  - hyde: {limit: 500}\n",
 			want: []stages.Stage{
-				&stages.Vector{Limit: 100, Ladder: []int{400, 1600, index.MaxKNN}},
-				&stages.Hyde{Limit: 500, Ladder: []int{2000, index.MaxKNN}},
+				&stages.Vector{Limit: 100, Ladder: []int{400, 1600, index.MaxKNN}, Search: "binary", Oversample: index.Oversample},
+				&stages.Hyde{Limit: 500, Ladder: []int{2000, index.MaxKNN}, Search: "binary", Oversample: index.Oversample},
 			},
 		},
 	}

@@ -11,9 +11,11 @@ import (
 // embedded as a passage (no query instruction) and searched like the vector
 // stage, contributing a list of its own. Off by default.
 type Hyde struct {
-	Limit  int    `yaml:"limit"` // notes to keep (default 40)
-	Model  string `yaml:"model"` // embedder; must be the index's (the default)
-	Ladder []int  `yaml:"ladder"`
+	Limit      int    `yaml:"limit"` // notes to keep (default 40)
+	Model      string `yaml:"model"` // embedder; must be the index's (the default)
+	Ladder     []int  `yaml:"ladder"`
+	Search     string `yaml:"search"`     // binary (default) or exact; see Search
+	Oversample int    `yaml:"oversample"` // binary: candidates rescored per chunk wanted (default 8)
 }
 
 // Name implements Stage.
@@ -36,6 +38,9 @@ func (h *Hyde) Validate() error {
 	if h.Limit < 1 || h.Limit > 10000 {
 		return fmt.Errorf("limit %d is outside 1..10000", h.Limit)
 	}
+	if err := validateSearch(&h.Search, &h.Oversample); err != nil {
+		return err
+	}
 	return validateLadder(&h.Ladder, h.Limit)
 }
 
@@ -50,7 +55,7 @@ func (h *Hyde) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return fmt.Errorf("embed hyde expansion: %w", err)
 	}
-	step, err := knnNotes(ctx, env.DB, vecs[0], h.Limit, h.Ladder, st.Query.Filter)
+	step, err := knnNotes(ctx, env.DB, Search{h.Search, h.Oversample}, vecs[0], h.Limit, h.Ladder, st.Query.Filter)
 	if err != nil {
 		return err
 	}

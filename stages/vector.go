@@ -15,9 +15,51 @@ import (
 // drains, or the ladder ends, and says which: "nothing matched" and "stopped
 // looking" are different answers.
 type Vector struct {
-	Limit  int    `yaml:"limit"`  // notes to keep (default 40)
-	Model  string `yaml:"model"`  // embedder; must be the index's (the default)
-	Ladder []int  `yaml:"ladder"` // chunk counts to try, ascending (default 4×limit, 16×, 64×, 4096)
+	Limit      int    `yaml:"limit"`      // notes to keep (default 40)
+	Model      string `yaml:"model"`      // embedder; must be the index's (the default)
+	Ladder     []int  `yaml:"ladder"`     // chunk counts to try, ascending (default 4×limit, 16×, 64×, 4096)
+	Search     string `yaml:"search"`     // binary (default) or exact; see Search
+	Oversample int    `yaml:"oversample"` // binary: candidates rescored per chunk wanted (default 8)
+}
+
+// Search chooses how a KNN runs: "binary" (the default) ranks every chunk by
+// one sign bit per dimension (centred) and rescores the best oversample × k
+// with the float vectors; "exact" scans every float vector (sqlite-vec).
+// The exact path stays for measuring the binary one and for anyone who wants
+// it: `vector: {search: exact}`.
+type Search struct {
+	Mode       string
+	Oversample int
+}
+
+func validateSearch(mode *string, oversample *int) error {
+	switch *mode {
+	case "":
+		*mode = "binary"
+	case "binary", "exact":
+	default:
+		return fmt.Errorf("search %q is neither binary nor exact", *mode)
+	}
+	if *mode == "exact" {
+		if *oversample != 0 {
+			return fmt.Errorf("oversample applies to search: binary only")
+		}
+		return nil
+	}
+	if *oversample == 0 {
+		*oversample = index.Oversample
+	}
+	if *oversample < 1 || *oversample > 1000 {
+		return fmt.Errorf("oversample %d is outside 1..1000", *oversample)
+	}
+	return nil
+}
+
+func (s Search) nearest(ctx context.Context, db *index.DB, qv []float32, k int) ([]index.Hit, error) {
+	if s.Mode == "exact" {
+		return db.Nearest(ctx, qv, k)
+	}
+	return db.NearestBinary(ctx, qv, k, index.Candidates(k, s.Oversample))
 }
 
 // Name implements Stage.
@@ -39,6 +81,9 @@ func (v *Vector) Validate() error {
 	}
 	if v.Limit < 1 || v.Limit > 10000 {
 		return fmt.Errorf("limit %d is outside 1..10000", v.Limit)
+	}
+	if err := validateSearch(&v.Search, &v.Oversample); err != nil {
+		return err
 	}
 	return validateLadder(&v.Ladder, v.Limit)
 }
@@ -77,7 +122,7 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	step, err := knnNotes(ctx, env.DB, qv, v.Limit, v.Ladder, st.Query.Filter)
+	step, err := knnNotes(ctx, env.DB, Search{v.Search, v.Oversample}, qv, v.Limit, v.Ladder, st.Query.Filter)
 	if err != nil {
 		return err
 	}
@@ -90,7 +135,7 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 // as a step (without its stage name): the items, the best note left out (nil
 // when the examined chunks held no other note), and how the search ended, as
 // an Outcome and as a line for people.
-func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder []int, f index.Filter) (Step, error) {
+func knnNotes(ctx context.Context, db *index.DB, s Search, qv []float32, limit int, ladder []int, f index.Filter) (Step, error) {
 	total, err := db.ChunkCount(ctx)
 	if err != nil {
 		return Step{}, err
@@ -109,7 +154,7 @@ func knnNotes(ctx context.Context, db *index.DB, qv []float32, limit int, ladder
 	}
 	var items []Item
 	for i, k := range ladder {
-		hits, err := db.Nearest(ctx, qv, k)
+		hits, err := s.nearest(ctx, db, qv, k)
 		if err != nil {
 			return Step{}, err
 		}

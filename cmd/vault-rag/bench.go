@@ -21,6 +21,8 @@ func cmdBench(ctx context.Context, args []string) error {
 	queries := fs.Int("queries", 50, "queries per dataset")
 	reps := fs.Int("reps", 3, "repetitions of the reindex measurements")
 	out := fs.String("out", "report/bench", "write OUT.md and OUT.json")
+	var recall listFlag
+	fs.Var(&recall, "recall", "a BEIR folder for the binary-search recall check, indexed with the default embedder; repeatable (e.g. ../shared/datasets/cacm)")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
 	only := fs.String("only", "", "run one section alone: reindex, throughput or rerank (the rerank cost on the demo vault)")
 	embedder := fs.String("embedder", "", "the embedder of the throughput and latency sections (default: the default embedder)")
@@ -40,7 +42,7 @@ func cmdBench(ctx context.Context, args []string) error {
 		ns = append(ns, n)
 	}
 	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: models.DataDir(), Lib: models.RuntimeLibrary(),
-		Cranfield: *cranfield, Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare,
+		Cranfield: *cranfield, Recall: []string(recall), Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare,
 		Only: *only, Embedder: *embedder, RerankQueries: *rerankQueries,
 		Log: func(s string) { fmt.Fprintln(os.Stderr, "bench: "+s) }})
 	if err != nil {
