@@ -26,12 +26,14 @@ type Config struct {
 
 // newStage maps a configuration key to a fresh stage struct.
 var newStage = map[string]func() stages.Stage{
-	"keyword": func() stages.Stage { return &stages.Keyword{} },
-	"vector":  func() stages.Stage { return &stages.Vector{} },
-	"hyde":    func() stages.Stage { return &stages.Hyde{} },
-	"rrf":     func() stages.Stage { return &stages.RRF{} },
-	"rerank":  func() stages.Stage { return &stages.Rerank{} },
-	"recency": func() stages.Stage { return &stages.Recency{} },
+	"keyword":  func() stages.Stage { return &stages.Keyword{} },
+	"vector":   func() stages.Stage { return &stages.Vector{} },
+	"hyde":     func() stages.Stage { return &stages.Hyde{} },
+	"rrf":      func() stages.Stage { return &stages.RRF{} },
+	"rerank":   func() stages.Stage { return &stages.Rerank{} },
+	"recency":  func() stages.Stage { return &stages.Recency{} },
+	"convex":   func() stages.Stage { return &stages.Convex{} },
+	"feedback": func() stages.Stage { return &stages.Feedback{} },
 }
 
 // StageNames lists the stages a configuration may use.
