@@ -16,12 +16,34 @@ import (
 // Stopword lists a keyword stage may apply to the query.
 const (
 	StopwordsNone    = "none"
-	StopwordsEnglish = "english"
+	StopwordsEnglish = "english" // function words only (englishStopwords)
+	StopwordsNLTK    = "nltk"    // NLTK's English list (nltkStopwords)
 )
 
-// englishStopwords is NLTK's English list (179 words, the contraction pieces
-// included, since Terms splits "don't" into "don" and "t").
+// englishStopwords are English function words that carry no subject:
+// articles, pronouns and possessives, auxiliary and modal verbs, question
+// words, common prepositions and conjunctions, and the pieces Terms makes of
+// contractions ("don't" → "don", "t"). Unlike NLTK's list it keeps words
+// that change what a question asks: negations (not, no, nor), time and order
+// (before, after, again, once, during, until), direction (up, down, off, over,
+// under, out) and quantity (only, all, few, more, most, same, very).
 var englishStopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the i me my myself we our ours ourselves you your yours
+		yourself yourselves he him his himself she her hers herself it its itself they them their
+		theirs themselves what which who whom whose this that these those am is are was were be been
+		being have has had having do does did doing will would shall should can could may might must
+		how why when where of at by for with about into from to in on as and or but if so than then
+		there here s t d ll m o re ve y don doesn didn isn aren wasn weren hasn haven hadn won wouldn
+		shouldn couldn`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// nltkStopwords is NLTK's English list (179 words, the contraction pieces
+// included, since Terms splits "don't" into "don" and "t").
+var nltkStopwords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`i me my myself we our ours ourselves you your yours yourself
 		yourselves he him his himself she her hers herself it its itself they them their theirs
@@ -39,16 +61,22 @@ var englishStopwords = func() map[string]bool {
 
 // IsStopword reports whether a lower-cased term is on the named list.
 func IsStopword(list, term string) bool {
-	return list == StopwordsEnglish && englishStopwords[term]
+	switch list {
+	case StopwordsEnglish:
+		return englishStopwords[term]
+	case StopwordsNLTK:
+		return nltkStopwords[term]
+	}
+	return false
 }
 
 func validateStopwords(s *string) error {
 	switch *s {
 	case "":
 		*s = StopwordsNone
-	case StopwordsNone, StopwordsEnglish:
+	case StopwordsNone, StopwordsEnglish, StopwordsNLTK:
 	default:
-		return fmt.Errorf("stopwords %q is not %s or %s", *s, StopwordsNone, StopwordsEnglish)
+		return fmt.Errorf("stopwords %q is not %s, %s or %s", *s, StopwordsNone, StopwordsEnglish, StopwordsNLTK)
 	}
 	return nil
 }

@@ -28,6 +28,10 @@ func TestAnalyzeTerms(t *testing.T) {
 		// contractions split into stopword pieces
 		{"why doesn't it load", stages.StopwordsEnglish, []string{"load"}},
 		{"", stages.StopwordsEnglish, nil},
+		// the function-word list keeps what changes the question; NLTK's does not
+		{"billed again after the retry", stages.StopwordsEnglish, []string{"billed", "again", "after", "retry"}},
+		{"billed again after the retry", stages.StopwordsNLTK, []string{"billed", "retry"}},
+		{"not working", stages.StopwordsNLTK, []string{"working"}},
 	}
 	for _, c := range cases {
 		got := stages.AnalyzeTerms(c.text, c.list)

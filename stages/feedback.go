@@ -170,7 +170,7 @@ func replaceList(st *State, stage string, items []Item) {
 // ExpansionTerms picks RM3's expansion terms: the n terms of highest RM1
 // weight Σ_d w_d · tf(t,d)/|d| over the feedback documents (best first, w_d =
 // 1 − i/len(docs)), leaving out the query's own terms, English stopwords,
-// words shorter than three letters and pure numbers. Ties go alphabetically.
+// words shorter than three letters (NLTK's list) and pure numbers. Ties go alphabetically.
 func ExpansionTerms(query []string, docs [][]string, n int) []string {
 	inQuery := map[string]bool{}
 	for _, t := range query {
@@ -183,7 +183,7 @@ func ExpansionTerms(query []string, docs [][]string, n int) []string {
 		}
 		wd := 1 - float64(i)/float64(len(docs))
 		for _, t := range d {
-			if inQuery[t] || englishStopwords[t] || len([]rune(t)) < 3 || isNumber(t) {
+			if inQuery[t] || nltkStopwords[t] || len([]rune(t)) < 3 || isNumber(t) {
 				continue
 			}
 			weight[t] += wd / float64(len(d))
