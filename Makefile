@@ -42,13 +42,14 @@ test: setup
 test-short: setup
 	go test $(GOFLAGS_TAGS) -short -count=1 ./...
 
-## eval: score every configuration on the demo vault and Cranfield
+## eval: score every configuration on the demo vault, Cranfield, CACM and the Obsidian developer docs vault
+EVAL_DATASETS := --dataset demo --dataset ../shared/datasets/cranfield --dataset ../shared/datasets/cacm --dataset ../shared/datasets/obsidian-dev-docs
 eval: setup
-	$(BIN) eval --dataset demo --dataset ../shared/datasets/cranfield --report report
+	$(BIN) eval $(EVAL_DATASETS) --report report
 
 ## eval-check: the regression gate — exits non-zero if any number moved
 eval-check: setup
-	$(BIN) eval --check --dataset demo --dataset ../shared/datasets/cranfield
+	$(BIN) eval --check $(EVAL_DATASETS)
 
 clean:
 	rm -rf bin report

@@ -21,7 +21,7 @@ import (
 // Query is one labelled query.
 type Query struct {
 	ID   string `json:"id"`
-	Kind string `json:"kind,omitempty"` // demo vault: "vocabulary" or "paraphrase"
+	Kind string `json:"kind,omitempty"` // e.g. demo: "vocabulary" or "paraphrase"; tables split by it
 	Text string `json:"text"`
 	// Relevant maps a note's vault-relative path to its grade (> 0).
 	Relevant map[string]int `json:"relevant"`
@@ -46,20 +46,48 @@ type queriesFile struct {
 // LoadDemo reads the demo vault's queries (root/eval/queries.json) over
 // root/vault.
 func LoadDemo(root string) (*Dataset, error) {
-	p := filepath.Join(root, "eval", "queries.json")
+	return loadQueries("demo", filepath.Join(root, "eval", "queries.json"), filepath.Join(root, "vault"))
+}
+
+// IsVaultDataset says whether dir holds a vault dataset: a vault/ folder and a
+// queries.json beside it.
+func IsVaultDataset(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "vault"))
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, "queries.json"))
+	return err == nil
+}
+
+// LoadVault reads a vault dataset: dir/queries.json (the demo's shape) over
+// dir/vault, which is indexed in place and never written. Its name is the
+// folder's.
+func LoadVault(dir string) (*Dataset, error) {
+	return loadQueries(filepath.Base(filepath.Clean(dir)), filepath.Join(dir, "queries.json"), filepath.Join(dir, "vault"))
+}
+
+func loadQueries(name, p, vault string) (*Dataset, error) {
 	raw, err := os.ReadFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("read demo queries: %w", err)
+		return nil, fmt.Errorf("read %s queries: %w", name, err)
 	}
 	var qf queriesFile
 	if err := json.Unmarshal(raw, &qf); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	vault := filepath.Join(root, "vault")
+	if len(qf.Queries) == 0 {
+		return nil, fmt.Errorf("%s: no queries", p)
+	}
+	ids := map[string]bool{}
 	for _, q := range qf.Queries {
 		if q.ID == "" || strings.TrimSpace(q.Text) == "" || len(q.Relevant) == 0 {
 			return nil, fmt.Errorf("%s: query %q needs an id, a text and relevant notes", p, q.ID)
 		}
+		if ids[q.ID] {
+			return nil, fmt.Errorf("%s: query id %s is used twice", p, q.ID)
+		}
+		ids[q.ID] = true
 		for path, g := range q.Relevant {
 			if g <= 0 {
 				return nil, fmt.Errorf("%s: query %s: grade %d for %s must be positive", p, q.ID, g, path)
@@ -70,7 +98,7 @@ func LoadDemo(root string) (*Dataset, error) {
 		}
 	}
 	sum := sha256.Sum256(raw)
-	return &Dataset{Name: "demo", VaultPath: vault, Queries: qf.Queries, Graded: graded(qf.Queries), Source: p, Hash: hex.EncodeToString(sum[:])}, nil
+	return &Dataset{Name: name, VaultPath: vault, Queries: qf.Queries, Graded: graded(qf.Queries), Source: p, Hash: hex.EncodeToString(sum[:])}, nil
 }
 
 func graded(qs []Query) bool {

@@ -28,12 +28,14 @@ type Config struct {
 // newStage maps a configuration key to a fresh stage struct: registering a
 // stage is one line here (see the stages package doc). Nothing else names it.
 var newStage = map[string]func() stages.Stage{
-	"keyword": func() stages.Stage { return &stages.Keyword{} },
-	"vector":  func() stages.Stage { return &stages.Vector{} },
-	"hyde":    func() stages.Stage { return &stages.Hyde{} },
-	"rrf":     func() stages.Stage { return &stages.RRF{} },
-	"rerank":  func() stages.Stage { return &stages.Rerank{} },
-	"recency": func() stages.Stage { return &stages.Recency{} },
+	"keyword":  func() stages.Stage { return &stages.Keyword{} },
+	"vector":   func() stages.Stage { return &stages.Vector{} },
+	"hyde":     func() stages.Stage { return &stages.Hyde{} },
+	"rrf":      func() stages.Stage { return &stages.RRF{} },
+	"rerank":   func() stages.Stage { return &stages.Rerank{} },
+	"recency":  func() stages.Stage { return &stages.Recency{} },
+	"convex":   func() stages.Stage { return &stages.Convex{} },
+	"feedback": func() stages.Stage { return &stages.Feedback{} },
 }
 
 // StageNames lists the stages a configuration may use.

@@ -201,7 +201,7 @@ func TestParseAccepts(t *testing.T) {
 			name: "no settings: defaults",
 			src:  "stages:\n  - keyword:\n  - vector: {}\n  - rrf:\n",
 			want: []stages.Stage{
-				&stages.Keyword{Limit: 40},
+				&stages.Keyword{Limit: 40, Stopwords: "none", TitleWeight: 1, Score: "chunk"},
 				&stages.Vector{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}, Search: "binary", Oversample: index.Oversample},
 				&stages.RRF{K: 60, Limit: 30},
 			},
@@ -221,6 +221,19 @@ func TestParseAccepts(t *testing.T) {
 			want: []stages.Stage{
 				&stages.Vector{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}, Search: "exact"},
 				&stages.Hyde{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}, Search: "binary", Oversample: 20},
+			},
+		},
+		{
+			name: "keyword analysis, weighted fusion, convex and feedback",
+			src: "stages:\n  - keyword: {stopwords: english, title_weight: 2.5, score: note}\n  - vector: {limit: 10, ladder: [40]}\n" +
+				"  - rrf: {weights: {vector: 1.5}, depth: 20}\n  - feedback: {rm3: true, rocchio: true}\n" +
+				"  - convex: {norm: zscore, weights: {keyword: 0.6}, code_weights: {keyword: 0.9}}\n",
+			want: []stages.Stage{
+				&stages.Keyword{Limit: 40, Stopwords: "english", TitleWeight: 2.5, Score: "note"},
+				&stages.Vector{Limit: 10, Ladder: []int{40}, Search: "binary", Oversample: index.Oversample},
+				&stages.RRF{K: 60, Limit: 30, Weights: map[string]float64{"vector": 1.5}, Depth: 20},
+				&stages.Feedback{Docs: 5, RM3: true, Terms: 10, OrigRepeat: 2, Rocchio: true, Beta: 0.3, Limit: 40, Stopwords: "none", TitleWeight: 1},
+				&stages.Convex{Norm: "zscore", Weights: map[string]float64{"keyword": 0.6}, CodeWeights: map[string]float64{"keyword": 0.9}, Limit: 30},
 			},
 		},
 		{

@@ -19,7 +19,7 @@ func TestStagesDescribeThemselves(t *testing.T) {
 	if got, want := pipeline.StagesNeeding(stages.RoleCrossEncoder), []string{"rerank"}; !slices.Equal(got, want) {
 		t.Errorf("StagesNeeding(cross-encoder) = %q, want %q", got, want)
 	}
-	if got, want := pipeline.StagesNeeding(stages.RoleEmbedder), []string{"hyde", "rerank", "vector"}; !slices.Equal(got, want) {
+	if got, want := pipeline.StagesNeeding(stages.RoleEmbedder), []string{"feedback", "hyde", "rerank", "vector"}; !slices.Equal(got, want) {
 		t.Errorf("StagesNeeding(embedder) = %q, want %q", got, want)
 	}
 	for _, tc := range []struct {
@@ -31,6 +31,8 @@ func TestStagesDescribeThemselves(t *testing.T) {
 		{"stages:\n  - vector: {}\n  - rerank: {}\n", []string{"index-emb", "ms-marco-MiniLM-L-6-v2"}},
 		{"stages:\n  - keyword: {}\n  - rerank: {scorer: bi-encoder, model: other-emb}\n", []string{"other-emb"}},
 		{"stages:\n  - vector: {}\n  - rerank: {scorer: cross-encoder, model: my-ce}\n", []string{"index-emb", "my-ce"}},
+		{"stages:\n  - keyword: {}\n  - rrf: {}\n  - feedback: {rm3: true}\n  - rrf: {}\n", nil},
+		{"stages:\n  - keyword: {}\n  - rrf: {}\n  - feedback: {rocchio: true}\n  - rrf: {}\n", []string{"index-emb"}},
 	} {
 		cfg, err := pipeline.Parse("x.yaml", []byte("name: x\n"+tc.src))
 		if err != nil {

@@ -43,6 +43,7 @@ type NearTie struct {
 func NearTies(steps []stages.Step, tol float64) []NearTie {
 	var out []NearTie
 	for _, s := range steps {
+		out = append(out, NearTies(s.Side, tol)...)
 		if s.Exact {
 			continue
 		}

@@ -3,13 +3,32 @@ package stages
 import (
 	"context"
 	"fmt"
+	"math"
+
+	"github.com/vault-rag/vault-rag/index"
 )
 
 // Keyword is BM25 over title and body with SQLite FTS5 (porter stemming). User
 // text reaches FTS5 only as quoted terms, never as query syntax.
 type Keyword struct {
 	Limit int `yaml:"limit"` // notes to keep (default 40)
+	// Stopwords is the list dropped from the query before it reaches FTS5:
+	// "none" (default) or "english" (see analyze.go).
+	Stopwords string `yaml:"stopwords"`
+	// TitleWeight is bm25's weight for the title column, the body's being 1
+	// (default 1: both count alike).
+	TitleWeight float64 `yaml:"title_weight"`
+	// Score is how a note is scored from its chunks: "chunk" (default, its best
+	// chunk's bm25) or "note" (the sum over its matching chunks, see
+	// keyword_note.go).
+	Score string `yaml:"score"`
 }
+
+// Keyword note scores.
+const (
+	ScoreChunk = "chunk"
+	ScoreNote  = "note"
+)
 
 // Name implements Stage.
 func (*Keyword) Name() string { return "keyword" }
@@ -25,22 +44,58 @@ func (k *Keyword) Validate() error {
 	if k.Limit < 1 || k.Limit > 10000 {
 		return fmt.Errorf("limit %d is outside 1..10000", k.Limit)
 	}
-	return nil
+	if k.TitleWeight == 0 {
+		k.TitleWeight = 1
+	}
+	if math.IsNaN(k.TitleWeight) || k.TitleWeight < 0 || k.TitleWeight > 100 {
+		return fmt.Errorf("title_weight %v is outside 0..100", k.TitleWeight)
+	}
+	switch k.Score {
+	case "":
+		k.Score = ScoreChunk
+	case ScoreChunk, ScoreNote:
+	default:
+		return fmt.Errorf("score %q is not %s or %s", k.Score, ScoreChunk, ScoreNote)
+	}
+	return validateStopwords(&k.Stopwords)
 }
 
 // Run implements Stage.
 func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
-	match := MatchExpr(st.Query.Text)
-	if match == "" {
-		st.produce(k.Name(), nil, "no searchable terms in the query", "")
-		st.markExact()
-		return nil
-	}
-	hits, err := env.DB.Keyword(ctx, match, k.Limit, st.Query.Filter)
+	items, info, err := k.list(ctx, env, st.Query.Filter, AnalyzeTerms(st.Query.Text, k.Stopwords))
 	if err != nil {
 		return err
 	}
-	st.produce(k.Name(), notesFromHits(hits, k.Limit), "", "")
+	st.produce(k.Name(), items, info, "")
 	st.markExact() // bm25 from SQLite: the same on every CPU
 	return nil
 }
+
+// list runs the keyword search for already analysed terms.
+func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms []string) ([]Item, string, error) {
+	match := matchTerms(terms)
+	if match == "" {
+		return nil, "no searchable terms in the query", nil
+	}
+	if k.TitleWeight == 1 && k.Score == ScoreChunk {
+		hits, err := env.DB.Keyword(ctx, match, k.Limit, f)
+		if err != nil {
+			return nil, "", err
+		}
+		return notesFromHits(hits, k.Limit), "", nil
+	}
+	// Chunk-level hits: deep enough that a note's chunks below its best one
+	// are seen (note score), and enough distinct notes survive.
+	hits, err := env.DB.KeywordChunks(ctx, match, k.TitleWeight, 1, k.Limit*noteScoreDepth, f)
+	if err != nil {
+		return nil, "", err
+	}
+	if k.Score == ScoreNote {
+		return SumByNote(hits, k.Limit), "", nil
+	}
+	return notesFromHits(hits, k.Limit), "", nil
+}
+
+// noteScoreDepth is how many chunks per wanted note the chunk-level search
+// reads.
+const noteScoreDepth = 8

@@ -12,6 +12,10 @@ import (
 type RRF struct {
 	K     int `yaml:"k"`     // rank constant (default 60)
 	Limit int `yaml:"limit"` // notes to keep (default 30)
+	// Weights scale each list's share by stage name (default 1 each) and
+	// Depth counts only each list's first notes (0: all); see fusion.go.
+	Weights map[string]float64 `yaml:"weights"`
+	Depth   int                `yaml:"depth"`
 }
 
 // Name implements Stage.
@@ -31,13 +35,21 @@ func (r *RRF) Validate() error {
 	if r.Limit < 1 || r.Limit > 10000 {
 		return fmt.Errorf("limit %d is outside 1..10000", r.Limit)
 	}
-	return nil
+	if r.Depth < 0 || r.Depth > 10000 {
+		return fmt.Errorf("depth %d is outside 0..10000", r.Depth)
+	}
+	return validateWeights("weights", r.Weights)
 }
 
 // Run implements Stage.
 func (r *RRF) Run(ctx context.Context, env *Env, st *State) error {
 	if len(st.Lists) == 0 {
 		return ErrNoRanking
+	}
+	if len(r.Weights) > 0 || r.Depth > 0 {
+		st.rerank(r.Name(), FuseWeighted(st.Lists, r.K, r.Limit, r.Weights, r.Depth), "")
+		st.markExact() // a function of ranks alone
+		return nil
 	}
 	st.rerank(r.Name(), Fuse(st.Lists, r.K, r.Limit), "")
 	st.markExact() // a function of ranks alone

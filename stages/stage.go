@@ -163,6 +163,9 @@ type Step struct {
 	// is not noise. Model scores (cosines, reranker logits) are not exact:
 	// ONNX Runtime's kernels differ by instruction set.
 	Exact bool
+	// Side are lists a stage made on the way and did not rank by (feedback's
+	// second-round vector list): their near-ties move what follows too.
+	Side []Step
 }
 
 // State is the working state of one query through a pipeline.

@@ -33,11 +33,7 @@ func Terms(text string) []string {
 // parentheses are words, not syntax), joined with OR as BM25 expects. An empty
 // result means the text has nothing to search for.
 func MatchExpr(text string) string {
-	terms := Terms(text)
-	for i, t := range terms {
-		terms[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-	}
-	return strings.Join(terms, " OR ")
+	return matchTerms(Terms(text))
 }
 
 // Snippet returns at most n characters of text (on rune boundaries, white space

@@ -23,7 +23,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 func cmdEval(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	var datasets, configs listFlag
-	fs.Var(&datasets, "dataset", `"demo" (the demo vault and eval/queries.json) or a BEIR-layout folder; repeatable (default: demo)`)
+	fs.Var(&datasets, "dataset", `"demo" (the demo vault and eval/queries.json), a vault dataset folder (vault/ indexed in place, queries.json) or a BEIR-layout folder; repeatable (default: demo)`)
 	fs.Var(&configs, "config", "configuration name; repeatable (default: every file in configs/ and experiments/)")
 	check := fs.Bool("check", false, "compare with baselines/ and exit 1 on any difference; writes nothing")
 	update := fs.Bool("update", false, "rewrite baselines/<dataset>.json")
@@ -175,7 +175,10 @@ func loadDataset(root, name, work string) (*eval.Dataset, error) {
 	}
 	st, err := os.Stat(name)
 	if err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("dataset %q is neither \"demo\" nor a BEIR-layout folder", name)
+		return nil, fmt.Errorf("dataset %q is neither \"demo\", a vault dataset (vault/ and queries.json) nor a BEIR-layout folder", name)
+	}
+	if eval.IsVaultDataset(name) {
+		return eval.LoadVault(name)
 	}
 	return eval.LoadBEIR(name, filepath.Join(work, filepath.Base(filepath.Clean(name))))
 }

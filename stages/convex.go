@@ -1,0 +1,60 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+)
+
+// Convex fuses every list so far by a convex combination of normalised scores
+// (Bruch, Gai and Ingber, TOIS 2023): Σ w_list · norm(score). Unlike RRF it
+// reads how far apart the scores are, not only their order. With CodeWeights
+// set the weights adapt to the query's shape: a query holding a code-like
+// token (lease_ttl_ms, file.mtime, --flag, FERR-4102, addRibbonIcon) is fused
+// with CodeWeights, any other with Weights.
+type Convex struct {
+	Norm        string             `yaml:"norm"`         // minmax (default), zscore or rank
+	Weights     map[string]float64 `yaml:"weights"`      // by stage name (keyword, vector, hyde); default 1 each
+	CodeWeights map[string]float64 `yaml:"code_weights"` // weights for a code-like query; empty: Weights always
+	Depth       int                `yaml:"depth"`        // notes of each list that count (0: all)
+	Limit       int                `yaml:"limit"`        // notes to keep (default 30)
+}
+
+// Name implements Stage.
+func (*Convex) Name() string { return "convex" }
+
+// Validate implements Stage.
+func (c *Convex) Validate() error {
+	switch c.Norm {
+	case "":
+		c.Norm = NormMinMax
+	case NormMinMax, NormZScore, NormRank:
+	default:
+		return fmt.Errorf("norm %q is not %s, %s or %s", c.Norm, NormMinMax, NormZScore, NormRank)
+	}
+	if c.Limit == 0 {
+		c.Limit = 30
+	}
+	if c.Limit < 1 || c.Limit > 10000 {
+		return fmt.Errorf("limit %d is outside 1..10000", c.Limit)
+	}
+	if c.Depth < 0 || c.Depth > 10000 {
+		return fmt.Errorf("depth %d is outside 0..10000", c.Depth)
+	}
+	if err := validateWeights("weights", c.Weights); err != nil {
+		return err
+	}
+	return validateWeights("code_weights", c.CodeWeights)
+}
+
+// Run implements Stage.
+func (c *Convex) Run(ctx context.Context, env *Env, st *State) error {
+	if len(st.Lists) == 0 {
+		return ErrNoRanking
+	}
+	w, info := c.Weights, ""
+	if len(c.CodeWeights) > 0 && CodeLike(st.Query.Text) {
+		w, info = c.CodeWeights, "code-like query: code_weights"
+	}
+	st.rerank(c.Name(), FuseConvex(st.Lists, c.Limit, c.Norm, w, c.Depth), info)
+	return nil
+}
