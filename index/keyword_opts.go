@@ -3,29 +3,25 @@ package index
 import (
 	"context"
 	"fmt"
-	"math"
 )
 
 // KeywordChunks runs an FTS5 match expression with bm25 column weights (title,
 // body) and returns matching chunks, best first, at most limit chunks (a note
 // may appear more than once): what a keyword stage needs for weighted columns
 // or for a note-level score summed over a note's chunks. Like Keyword, the
-// match runs first, materialised; ties in bm25 go to the lower chunk id. Score
+// match runs first, materialised and uncut (a note-level score needs every
+// chunk); ties in bm25 go to the lower chunk id. Score
 // is -bm25 (higher is better).
 func (d *DB) KeywordChunks(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
-	for _, w := range []float64{titleWeight, bodyWeight} {
-		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-			return nil, fmt.Errorf("keyword search: column weight %v must be a finite non-negative number", w)
-		}
+	rankArgs, rankClause, err := rankWeights(titleWeight, bodyWeight)
+	if err != nil {
+		return nil, err
 	}
-	// The rank function is set for this query only (FTS5's "rank MATCH"), with
-	// the weights printed as numbers: no user text reaches it.
-	rank := fmt.Sprintf("bm25(%g, %g)", titleWeight, bodyWeight)
 	where, args := f.where()
-	q := `WITH m AS MATERIALIZED (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? AND rank MATCH ?)
+	q := `WITH m AS MATERIALIZED (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ?` + rankClause + `)
 	SELECT m.id, c.note_id, m.rank FROM m JOIN chunks c ON c.id = m.id JOIN notes n ON n.id = c.note_id WHERE ` + where + `
 	ORDER BY m.rank, m.id LIMIT ?`
-	rows, err := d.sql.QueryContext(ctx, q, append(append([]any{match, rank}, args...), limit)...)
+	rows, err := d.sql.QueryContext(ctx, q, append(append(append([]any{match}, rankArgs...), args...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}

@@ -198,3 +198,49 @@ func TestKeywordCutGrows(t *testing.T) {
 		}
 	}
 }
+
+// The weighted keyword search takes the same capped first pass as the plain
+// one and gives what the uncut weighted match gives: each note at its best
+// chunk, in the same order.
+func TestKeywordWeightedEqualsUncut(t *testing.T) {
+	vault := t.TempDir()
+	dbPath := filepath.Join(t.TempDir(), "index.db")
+	files := map[string]string{}
+	for i := 0; i < 60; i++ {
+		title := "Notes"
+		if i%7 == 0 {
+			title = "Wombat burrows"
+		}
+		files[fmt.Sprintf("n%02d.md", i)] = fmt.Sprintf("# %s %d\n\nwombat %s\n\n## More\n\nwombat and burrows %d\n", title, i, strings.Repeat("filler ", i%11), i)
+	}
+	vaulttest.WriteTree(t, vault, files, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	build(t, newFake(), vault, dbPath, false)
+	d := open(t, dbPath)
+	ctx := context.Background()
+	for _, w := range []float64{1, 3} {
+		for _, limit := range []int{1, 5, 40} {
+			got, err := d.KeywordWeighted(ctx, `"wombat" OR "burrows"`, w, 1, limit, Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := d.KeywordChunks(ctx, `"wombat" OR "burrows"`, w, 1, 100000, Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []Hit
+			seen := map[int64]bool{}
+			for _, h := range all {
+				if !seen[h.NoteID] && len(want) < limit {
+					seen[h.NoteID] = true
+					want = append(want, h)
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("title weight %g, limit %d: capped %v, uncut %v", w, limit, got, want)
+			}
+		}
+	}
+	if _, err := d.KeywordWeighted(ctx, `"wombat"`, -1, 1, 5, Filter{}); err == nil {
+		t.Error("a negative column weight was accepted")
+	}
+}

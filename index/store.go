@@ -373,14 +373,24 @@ func (f Filter) where() (string, []any) {
 // filters the answer is exactly the uncut one; when it does not and the match
 // had more rows, the cut grows (×8, then no cut). See keywordCap.
 func (d *DB) Keyword(ctx context.Context, match string, limit int, f Filter) ([]Hit, error) {
+	return d.KeywordWeighted(ctx, match, 1, 1, limit, f)
+}
+
+// KeywordWeighted is Keyword with bm25 column weights (title, body): the same
+// capped first pass, so a weighted keyword stage costs what a plain one does.
+func (d *DB) KeywordWeighted(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
+	rankArgs, rankClause, err := rankWeights(titleWeight, bodyWeight)
+	if err != nil {
+		return nil, err
+	}
 	where, args := f.where()
-	q := `WITH m AS MATERIALIZED (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?)
+	q := `WITH m AS MATERIALIZED (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ?` + rankClause + ` ORDER BY rank, rowid LIMIT ?)
 	SELECT m.id, c.note_id, m.rank, (` + where + `) FROM m JOIN chunks c ON c.id = m.id JOIN notes n ON n.id = c.note_id ORDER BY m.rank, m.id`
 	for cut := keywordCap(limit, f); ; cut *= 8 {
 		if cut > 1<<22 {
 			cut = -1 // SQLite: no limit
 		}
-		hits, rows, err := d.keywordPass(ctx, q, match, cut, args, limit)
+		hits, rows, err := d.keywordPass(ctx, q, append([]any{match}, rankArgs...), cut, args, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -388,6 +398,21 @@ func (d *DB) Keyword(ctx context.Context, match string, limit int, f Filter) ([]
 			return hits, nil
 		}
 	}
+}
+
+// rankWeights is the FTS5 "rank MATCH" clause for bm25 column weights, none
+// when both are 1 (FTS5's default rank is bm25 with every weight 1). The
+// weights are printed as numbers: no user text reaches the rank function.
+func rankWeights(titleWeight, bodyWeight float64) ([]any, string, error) {
+	for _, w := range []float64{titleWeight, bodyWeight} {
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return nil, "", fmt.Errorf("keyword search: column weight %v must be a finite non-negative number", w)
+		}
+	}
+	if titleWeight == 1 && bodyWeight == 1 {
+		return nil, "", nil
+	}
+	return []any{fmt.Sprintf("bm25(%g, %g)", titleWeight, bodyWeight)}, " AND rank MATCH ?", nil
 }
 
 // keywordCap is the first cut of a keyword match: 8 chunks per note wanted
@@ -400,8 +425,8 @@ func keywordCap(limit int, f Filter) int {
 	return max(64*limit, 512)
 }
 
-func (d *DB) keywordPass(ctx context.Context, q, match string, cut int, args []any, limit int) ([]Hit, int, error) {
-	rows, err := d.sql.QueryContext(ctx, q, append([]any{match, cut}, args...)...)
+func (d *DB) keywordPass(ctx context.Context, q string, matchArgs []any, cut int, args []any, limit int) ([]Hit, int, error) {
+	rows, err := d.sql.QueryContext(ctx, q, append(append(matchArgs, cut), args...)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("keyword search: %w", err)
 	}

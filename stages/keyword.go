@@ -77,23 +77,20 @@ func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms []st
 	if match == "" {
 		return nil, "no searchable terms in the query", nil
 	}
-	if k.TitleWeight == 1 && k.Score == ScoreChunk {
-		hits, err := env.DB.Keyword(ctx, match, k.Limit, f)
+	if k.Score == ScoreChunk {
+		hits, err := env.DB.KeywordWeighted(ctx, match, k.TitleWeight, 1, k.Limit, f)
 		if err != nil {
 			return nil, "", err
 		}
 		return notesFromHits(hits, k.Limit), "", nil
 	}
-	// Chunk-level hits: deep enough that a note's chunks below its best one
-	// are seen (note score), and enough distinct notes survive.
+	// score: note. Chunk-level hits, deep enough that a note's chunks below
+	// its best one are seen and enough distinct notes survive.
 	hits, err := env.DB.KeywordChunks(ctx, match, k.TitleWeight, 1, k.Limit*noteScoreDepth, f)
 	if err != nil {
 		return nil, "", err
 	}
-	if k.Score == ScoreNote {
-		return SumByNote(hits, k.Limit), "", nil
-	}
-	return notesFromHits(hits, k.Limit), "", nil
+	return SumByNote(hits, k.Limit), "", nil
 }
 
 // noteScoreDepth is how many chunks per wanted note the chunk-level search
