@@ -266,16 +266,16 @@ func LoadDir(dir string) ([]*Config, error) {
 }
 
 // Find locates a configuration by name (configs/NAME.yaml, then
-// experiments/NAME.yaml) or by path.
+// experiments/NAME.yaml, then experiments/lab/NAME.yaml) or by path.
 func Find(root, name string) (*Config, error) {
 	if strings.HasSuffix(name, ".yaml") || strings.ContainsRune(name, os.PathSeparator) {
 		return LoadFile(name)
 	}
-	for _, dir := range []string{"configs", "experiments"} {
+	for _, dir := range []string{"configs", "experiments", filepath.Join("experiments", "lab")} {
 		p := filepath.Join(root, dir, name+".yaml")
 		if _, err := os.Stat(p); err == nil {
 			return LoadFile(p)
 		}
 	}
-	return nil, fmt.Errorf("no configuration %q in %s/configs or %s/experiments", name, root, root)
+	return nil, fmt.Errorf("no configuration %q in %s/configs, %s/experiments or %s/experiments/lab", name, root, root, root)
 }

@@ -267,9 +267,10 @@ func TestParseAccepts(t *testing.T) {
 	}
 }
 
-// TestRepositoryConfigsParse loads every file in configs/ and experiments/.
+// TestRepositoryConfigsParse loads every file in configs/, experiments/ and
+// experiments/lab/ (measured once, not in every eval run).
 func TestRepositoryConfigsParse(t *testing.T) {
-	for _, dir := range []string{"configs", "experiments"} {
+	for _, dir := range []string{"configs", "experiments", "experiments/lab"} {
 		files, err := filepath.Glob(filepath.Join(repoRoot, dir, "*.yaml"))
 		if err != nil {
 			t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // an accepted configuration has at least one stage, a name, a retrieval stage
 // first, and parses the same way twice.
 func FuzzParseConfig(f *testing.F) {
-	for _, dir := range []string{"configs", "experiments"} {
+	for _, dir := range []string{"configs", "experiments", "experiments/lab"} {
 		paths, _ := filepath.Glob(filepath.Join(repoRoot, dir, "*.yaml"))
 		for _, p := range paths {
 			raw, err := os.ReadFile(p)
