@@ -50,7 +50,8 @@ const settings = `settings (environment, or a .env file in the working folder):
                              checkout's data/, else ../data beside the binary: bin/vault-rag -> data/)
   ONNXRUNTIME_LIB            the ONNX Runtime library              (default $VAULT_RAG_DATA/lib/libonnxruntime.so)
   VAULT_RAG_THREADS          intra-op threads per ONNX session     (default: the number of CPUs)
-  VAULT_RAG_EMBEDDER         the embedder indexes are built with   (default bge-small-en-v1.5)
+  VAULT_RAG_EMBEDDER         the embedder indexes are built with   (default bge-small-en-v1.5-q, int8;
+                             bge-small-en-v1.5 is the fp32 original)
   VAULT_RAG_CONFIG           the configuration search and serve run (default shipping)
   VAULT_RAG_ROOT             the folder holding configs/ and experiments/ (default . if it has configs/,
                              else the checkout the binary sits in)
@@ -58,7 +59,10 @@ const settings = `settings (environment, or a .env file in the working folder):
   VAULT_RAG_ADDR             serve: HTTP listen address            (default 127.0.0.1:8848)
   VAULT_RAG_TOKEN            serve: bearer token, required off loopback (never a flag: it would show in ps)
   VAULT_RAG_ALLOWED_ORIGINS  serve: extra allowed Origin values, comma-separated
-  VAULT_RAG_ALLOWED_HOSTS    serve: extra allowed Host names, comma-separated`
+  VAULT_RAG_ALLOWED_HOSTS    serve: extra allowed Host names, comma-separated
+  HF_ENDPOINT                models fetch: a Hugging Face mirror   (default https://huggingface.co)
+  HTTPS_PROXY, NO_PROXY      models fetch: the proxy to go through (the standard variables)
+  VAULT_RAG_REQUIRE_MODELS   tests: 1 turns a missing model into a failure instead of a skip (CI sets it)`
 
 // configRoot is where configs/ lives: $VAULT_RAG_ROOT, else the working
 // folder when it has one, else the checkout the binary was built into

@@ -33,7 +33,7 @@ func TestEvalSweepRefusals(t *testing.T) {
 		}
 	}
 	// The committed example sweep decodes.
-	if err := cmdEval(context.Background(), []string{"--root", repoRoot, "--sweep", good, "--dataset", filepath.Join(t.TempDir(), "none")}); err == nil || !strings.Contains(err.Error(), "neither \"demo\" nor a BEIR-layout folder") {
+	if err := cmdEval(context.Background(), []string{"--root", repoRoot, "--sweep", good, "--dataset", filepath.Join(t.TempDir(), "none")}); err == nil || !strings.Contains(err.Error(), "nor a BEIR-layout folder") {
 		t.Errorf("the example sweep: %v (want it to decode and stop at the missing dataset)", err)
 	}
 }
