@@ -112,9 +112,9 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		return res, nil
 	}
 	switch o.Only {
-	case "", "reindex", "throughput", "rerank":
+	case "", "reindex", "throughput", "rerank", "latency":
 	default:
-		return nil, fmt.Errorf("bench: no section %q (reindex, throughput, rerank)", o.Only)
+		return nil, fmt.Errorf("bench: no section %q (reindex, throughput, rerank, latency)", o.Only)
 	}
 	if o.RerankQueries == 0 {
 		o.RerankQueries = 10
@@ -125,7 +125,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	// Reindex of the demo vault, per embedder: cold (a new registry, so the
 	// model load is included), warm, and incremental after one note changes.
 	for _, name := range []string{"bge-small-en-v1.5-q", "bge-small-en-v1.5"} { // int8 (the default), fp32
-		if o.Only == "throughput" {
+		if o.Only == "throughput" || o.Only == "latency" {
 			break
 		}
 		if err := reindexFigures(ctx, o, res, work, vault, name, logf); err != nil {
@@ -145,8 +145,14 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := throughput(ctx, res, emb, vault, work, logf); err != nil {
-		return nil, err
+	latencyOnly := o.Only == "latency" // query latency and size, nothing else
+	if latencyOnly {
+		o.Recall = nil
+	}
+	if !latencyOnly {
+		if err := throughput(ctx, res, emb, vault, work, logf); err != nil {
+			return nil, err
+		}
 	}
 	if o.Only == "throughput" {
 		return res, nil
@@ -171,11 +177,15 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	if err := latency(ctx, res, reg, nil, cfgs, "demo", demoDB, texts(demo.Queries, o.Queries), logf); err != nil {
 		return nil, err
 	}
-	if err := recallFigures(ctx, res, emb, "demo", demoDB, texts(demo.Queries, len(demo.Queries)), logf); err != nil {
-		return nil, err
+	if !latencyOnly {
+		if err := recallFigures(ctx, res, emb, "demo", demoDB, texts(demo.Queries, len(demo.Queries)), logf); err != nil {
+			return nil, err
+		}
 	}
-	if err := rerankCost(ctx, res, reg, demoDB, texts(demo.Queries, o.RerankQueries), logf); err != nil {
-		return nil, err
+	if !latencyOnly {
+		if err := rerankCost(ctx, res, reg, demoDB, texts(demo.Queries, o.RerankQueries), logf); err != nil {
+			return nil, err
+		}
 	}
 	if o.Cranfield != "" {
 		ds, err := eval.LoadBEIR(o.Cranfield, filepath.Join(o.DataDir, "eval", "cranfield"))
@@ -192,8 +202,10 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		if err := latency(ctx, res, reg, nil, cfgs, "cranfield", db, texts(ds.Queries, o.Queries), logf); err != nil {
 			return nil, err
 		}
-		if err := recallFigures(ctx, res, emb, "cranfield", db, texts(ds.Queries, len(ds.Queries)), logf); err != nil {
-			return nil, err
+		if !latencyOnly {
+			if err := recallFigures(ctx, res, emb, "cranfield", db, texts(ds.Queries, len(ds.Queries)), logf); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, dir := range o.Recall {
@@ -206,8 +218,10 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		if _, err := eval.EnsureIndex(ctx, emb, ds.VaultPath, db, logf); err != nil {
 			return nil, err
 		}
-		if err := recallFigures(ctx, res, emb, name, db, texts(ds.Queries, len(ds.Queries)), logf); err != nil {
-			return nil, err
+		if !latencyOnly {
+			if err := recallFigures(ctx, res, emb, name, db, texts(ds.Queries, len(ds.Queries)), logf); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, n := range o.Sizes {
@@ -227,8 +241,10 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		if err := latency(ctx, res, reg, sm, cfgs, name, db, qs, logf); err != nil {
 			return nil, err
 		}
-		if err := recallFigures(ctx, res, hashEmbedder, name, db, qs, logf); err != nil {
-			return nil, err
+		if !latencyOnly {
+			if err := recallFigures(ctx, res, hashEmbedder, name, db, qs, logf); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return res, nil

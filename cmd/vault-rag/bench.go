@@ -24,7 +24,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	var recall listFlag
 	fs.Var(&recall, "recall", "a BEIR folder for the binary-search recall check, indexed with the default embedder; repeatable (e.g. ../shared/datasets/cacm)")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
-	only := fs.String("only", "", "run one section alone: reindex, throughput or rerank (the rerank cost on the demo vault)")
+	only := fs.String("only", "", "run one section alone: reindex, throughput, rerank (the rerank cost on the demo vault) or latency (query latency and index size)")
 	embedder := fs.String("embedder", "", "the embedder of the throughput and latency sections (default: the default embedder)")
 	rerankQueries := fs.Int("rerank-queries", 10, "demo queries the rerank section times per passage and scorer")
 	if err := parseFlags(fs, args, false); err != nil {
