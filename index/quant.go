@@ -362,19 +362,5 @@ func (d *DB) NearestBinary(ctx context.Context, v []float32, k, candidates int) 
 	// with chunks, whose rows carry the text.
 	rows, err := d.sql.QueryContext(ctx, `SELECT id, id / ?, vec_distance_l2(embedding, ?) AS dist
 		FROM chunk_vectors WHERE id IN (SELECT value FROM json_each(?)) ORDER BY dist, id LIMIT ?`, chunkIDsPerNote, blob, string(raw), k)
-	if err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
-	}
-	defer rows.Close()
-	var hits []Hit
-	for rows.Next() {
-		var h Hit
-		var dist float64
-		if err := rows.Scan(&h.ChunkID, &h.NoteID, &dist); err != nil {
-			return nil, err
-		}
-		h.Score = 1 - dist*dist/2
-		hits = append(hits, h)
-	}
-	return hits, rows.Err()
+	return vectorHits(rows, err)
 }

@@ -467,6 +467,12 @@ func (d *DB) Nearest(ctx context.Context, v []float32, k int) ([]Hit, error) {
 	// vec0 query, which accepts only its own.
 	rows, err := d.sql.QueryContext(ctx, `WITH v AS MATERIALIZED (SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?)
 		SELECT v.rowid, c.note_id, v.distance FROM v JOIN chunks c ON c.id = v.rowid ORDER BY v.distance, v.rowid`, blob, k)
+	return vectorHits(rows, err)
+}
+
+// vectorHits reads (chunk id, note id, L2 distance) rows, nearest first, as
+// hits scored by cosine (the vectors are unit length: cos = 1 − d²/2).
+func vectorHits(rows *sql.Rows, err error) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}

@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"fmt"
-	"sort"
 )
 
 // RRF fuses every list produced so far by reciprocal rank: a note scores
@@ -62,56 +61,9 @@ func (r *RRF) Run(ctx context.Context, env *Env, st *State) error {
 // map iteration or sort stability. A note's chunk is the one from the list
 // where it ranked best.
 func Fuse(lists []List, k, limit int) []Item {
-	type acc struct {
-		item               Item
-		score              float64
-		bestRank, bestList int
-		count              int
-		ranks              []int
-	}
-	byNote := map[int64]*acc{}
-	for li, l := range lists {
-		for r, it := range l.Items {
-			rank := r + 1
-			a := byNote[it.NoteID]
-			if a == nil {
-				a = &acc{item: it, bestRank: rank, bestList: li}
-				byNote[it.NoteID] = a
-			} else if rank < a.bestRank {
-				a.item, a.bestRank, a.bestList = it, rank, li
-			}
-			a.ranks = append(a.ranks, rank)
-			a.count++
-		}
-	}
-	all := make([]*acc, 0, len(byNote))
-	for _, a := range byNote {
-		// Sum in rank order, not list order: floating-point addition is not
-		// associative, and notes holding the same ranks in different lists
-		// must score exactly equal so the tie-break, not rounding, orders them.
-		sort.Ints(a.ranks)
-		for _, r := range a.ranks {
-			a.score += 1 / float64(k+r)
-		}
-		all = append(all, a)
-	}
-	sort.Slice(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		switch {
-		case a.score != b.score:
-			return a.score > b.score
-		case a.bestRank != b.bestRank:
-			return a.bestRank < b.bestRank
-		case a.count != b.count:
-			return a.count > b.count
-		case a.bestList != b.bestList:
-			return a.bestList < b.bestList
-		}
-		return a.item.NoteID < b.item.NoteID
-	})
-	out := make([]Item, 0, min(limit, len(all)))
-	for _, a := range all[:min(limit, len(all))] {
-		out = append(out, Item{NoteID: a.item.NoteID, ChunkID: a.item.ChunkID, Score: a.score})
-	}
-	return out
+	// Shares are summed largest first (fuseScored), i.e. in rank order, not
+	// list order: floating-point addition is not associative, and notes
+	// holding the same ranks in different lists must score exactly equal so
+	// the tie-break, not rounding, orders them.
+	return fuseScored(lists, limit, func(_, r int, _ Item) (float64, bool) { return 1 / float64(k+r), true }, nil)
 }
