@@ -54,6 +54,9 @@ type BaselineConfig struct {
 	// Ranks maps a query id to the ranks (1..10) of its relevant notes in the
 	// top 10, e.g. "p01": [2, 7]; [] when none made it.
 	Ranks map[string][]int `json:"ranks,omitempty"`
+	// Found maps a query id to its relevant notes in the top 10 and their
+	// ranks: what lets the gate tell which notes a difference moved.
+	Found map[string]map[string]int `json:"found,omitempty"`
 	// NDCG maps a query id to its nDCG@10. With the ranks it is everything the
 	// means are computed from (two relevant notes of different grades that
 	// trade places keep their ranks but not their nDCG).
@@ -87,6 +90,12 @@ func BaselineOf(r *DatasetRun) Baseline {
 			for _, q := range c.Queries {
 				bc.Ranks[q.ID] = append([]int{}, q.RelevantRanks...)
 				bc.NDCG[q.ID] = Fixed4(q.Score.NDCG)
+				if len(q.RelevantFound) > 0 {
+					if bc.Found == nil {
+						bc.Found = map[string]map[string]int{}
+					}
+					bc.Found[q.ID] = q.RelevantFound
+				}
 				if len(q.NearTies) > 0 {
 					if bc.NearTies == nil {
 						bc.NearTies = map[string][]string{}
@@ -211,10 +220,14 @@ func Diff(old, cur Baseline) DiffResult {
 				continue
 			}
 			line := fmt.Sprintf("%s: query %s: relevant ranks %v → %v, nDCG@10 %s → %s", c.Name, id, o.Ranks[id], c.Ranks[id], fixed(o.NDCG[id]), fixed(c.NDCG[id]))
-			if common := intersect(o.NearTies[id], c.NearTies[id]); len(common) > 0 {
-				flips = append(flips, fmt.Sprintf("%s (near-tie among %s in both runs)", line, strings.Join(common, ", ")))
-			} else {
+			common := intersect(o.NearTies[id], c.NearTies[id])
+			switch why := unexplained(o.Found[id], c.Found[id], common); {
+			case len(common) == 0:
 				real = append(real, line+" (no near-tie in both runs explains it)")
+			case why != "":
+				real = append(real, fmt.Sprintf("%s (%s)", line, why))
+			default:
+				flips = append(flips, fmt.Sprintf("%s (near-tie among %s in both runs)", line, strings.Join(common, ", ")))
 			}
 		}
 		var means []string
@@ -251,6 +264,36 @@ func Diff(old, cur Baseline) DiffResult {
 		change("the baseline file differs from what this run would write (formatting or order)")
 	}
 	return r
+}
+
+// unexplained names the first relevant note whose move the near-tied notes
+// (common) cannot explain, "" when they explain every move: a near-tied note
+// may move anywhere; another moves only as far as near-tied notes can pass it
+// (one rank each), or across the top-10 cut from within that distance of it.
+func unexplained(old, cur map[string]int, common []string) string {
+	tied := map[string]bool{}
+	for _, p := range common {
+		tied[p] = true
+	}
+	n := len(common)
+	paths := map[string]bool{}
+	for p := range old {
+		paths[p] = true
+	}
+	for p := range cur {
+		paths[p] = true
+	}
+	for _, p := range sortedKeys(paths) {
+		ro, rn := old[p], cur[p]
+		switch {
+		case ro == rn || tied[p]:
+		case ro > 0 && rn > 0 && max(ro-rn, rn-ro) <= n:
+		case (ro == 0 || rn == 0) && max(ro, rn) > 10-n:
+		default:
+			return fmt.Sprintf("%s moved from rank %d to %d, further than %d near-tied notes can push it; 0 is outside the top 10", p, ro, rn, n)
+		}
+	}
+	return ""
 }
 
 func fixed(f Fixed4) string {

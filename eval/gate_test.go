@@ -12,18 +12,23 @@ func gateBaseline() Baseline {
 		Name: "hybrid", Status: "ok", Metrics: &m,
 		Ranks:    map[string][]int{"q1": {1}, "q2": {2}},
 		NDCG:     map[string]Fixed4{"q1": 1, "q2": 0.6},
-		NearTies: map[string][]string{"q2": {"a.md", "b.md"}},
+		NearTies: map[string][]string{"q2": {"a.md", "b.md", "r2.md"}},
+		Found:    map[string]map[string]int{"q1": {"r1.md": 1}, "q2": {"r2.md": 2}},
 	}}}
 }
 
-// moved returns a copy of the baseline with q2 moved and the mean with it.
-func moved(b Baseline, ties []string) Baseline {
+// moved returns a copy of the baseline with q2's relevant note moved from
+// rank 2 to 1 and the mean with it.
+func moved(b Baseline, ties []string) Baseline { return movedTo(b, ties, 1) }
+
+func movedTo(b Baseline, ties []string, rank int) Baseline {
 	c := b.Configs[0]
 	m := *c.Metrics
 	m.MRR10, m.NDCG10 = 1, 0.9
 	c.Metrics = &m
-	c.Ranks = map[string][]int{"q1": {1}, "q2": {1}}
-	c.NDCG = map[string]Fixed4{"q1": 1, "q2": 0.8}
+	c.Ranks = map[string][]int{"q1": {1}, "q2": {rank}}
+	c.NDCG = map[string]Fixed4{"q1": 1, "q2": Fixed4(0.8 / float64(rank))}
+	c.Found = map[string]map[string]int{"q1": {"r1.md": 1}, "q2": {"r2.md": rank}}
 	c.NearTies = map[string][]string{}
 	if ties != nil {
 		c.NearTies["q2"] = ties
@@ -49,6 +54,9 @@ func TestDiffNearTies(t *testing.T) {
 		{name: "a query moved by a near-tie seen in both runs", cur: moved(gateBaseline(), []string{"b.md", "z.md"}), flips: 3, flipHas: "near-tie among b.md"},
 		{name: "a query moved with no near-tie in this run", cur: moved(gateBaseline(), nil), changes: 3, changeHas: "no near-tie in both runs"},
 		{name: "a query moved with other notes near-tied", cur: moved(gateBaseline(), []string{"y.md"}), changes: 3},
+		// One near-tied note can push a relevant one by one rank, not by three.
+		{name: "a relevant note moved further than the near-ties explain", cur: movedTo(gateBaseline(), []string{"b.md"}, 5), changes: 3, changeHas: "r2.md moved from rank 2 to 5"},
+		{name: "a near-tied relevant note moves anywhere", cur: movedTo(gateBaseline(), []string{"b.md", "r2.md"}, 5), flips: 3},
 		{name: "a mean moved with no query moving", cur: func() Baseline {
 			b := gateBaseline()
 			m := *b.Configs[0].Metrics

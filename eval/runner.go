@@ -72,6 +72,7 @@ type QueryRun struct {
 	Scores        []float64 // the final score of each ranked note
 	Score         Scores
 	RelevantRanks []int                // ranks (≤ 10) of the relevant notes found in the top 10
+	RelevantFound map[string]int       // the same by note path
 	Stages        []pipeline.StageRank // rank of the first relevant note after each stage
 	Miss          string               // "" (a relevant note in the top 10), "recall" or "ranking"
 	// NearTies are the notes that took part in a near-tie at any stage
@@ -166,7 +167,9 @@ func EnsureIndex(ctx context.Context, emb index.Embedder, vaultPath, dbPath stri
 // test doubles) is asked up front which models are missing.
 func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.Config, now time.Time, reg *models.Registry) (*ConfigRun, error) {
 	cr := &ConfigRun{Name: cfg.Name, Description: cfg.Description, File: cfg.File}
+	tol := pipeline.ScoreTolerance
 	if reg != nil {
+		tol = pipeline.Tolerance(cfg, reg.Manifest(), env.DB.Meta("embedder"))
 		missing, err := pipeline.MissingModels(cfg, reg, env.DB.Meta("embedder"))
 		if err != nil {
 			return nil, err
@@ -207,10 +210,14 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 		for i, p := range qr.Ranked[:min(10, len(qr.Ranked))] {
 			if q.Relevant[p] > 0 {
 				qr.RelevantRanks = append(qr.RelevantRanks, i+1)
+				if qr.RelevantFound == nil {
+					qr.RelevantFound = map[string]int{}
+				}
+				qr.RelevantFound[p] = i + 1
 			}
 		}
 		qr.Stages, qr.Miss = diagnose(ctx, env.DB, st, q)
-		if qr.NearTies, err = tiedPaths(ctx, env.DB, pipeline.NearTies(st.Steps, pipeline.ScoreTolerance)); err != nil {
+		if qr.NearTies, err = tiedPaths(ctx, env.DB, pipeline.NearTies(st.Steps, tol)); err != nil {
 			return nil, fmt.Errorf("%s, query %s: %w", ds.Name, q.ID, err)
 		}
 		cr.Queries = append(cr.Queries, qr)

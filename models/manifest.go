@@ -17,6 +17,12 @@ type Spec struct {
 	Description string `json:"description"`
 	Dim         int    `json:"dim,omitempty"`
 	MaxTokens   int    `json:"max_tokens"`
+	// ScoreTolerance is how far this model's scores (a cosine, a logit) may
+	// move between two CPUs' kernels: a difference within it is floating-point
+	// noise, not a change (pipeline.NearTies, the frozen fixture, the eval
+	// gate). Measured by scripts/measure-drift.sh; 0 means the default,
+	// pipeline.ScoreTolerance.
+	ScoreTolerance float64 `json:"score_tolerance,omitempty"`
 	// BatchRows bounds the texts of one model run (default 64). A model
 	// whose output for a text depends on its batch-mates (dynamic int8
 	// quantization) sets 1.

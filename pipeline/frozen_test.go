@@ -58,7 +58,8 @@ const frozenK = 10
 // the test fails until it is updated. The last two say how the numbers were
 // computed: another ONNX Runtime or another instruction set picks other
 // kernels, which move scores in their last digits, so the results are then
-// compared within pipeline.ScoreTolerance and the test says so.
+// compared within the configuration's tolerance (pipeline.Tolerance) and the
+// test says so.
 type fingerprint struct {
 	Notes       int    `json:"notes"`
 	Chunks      int    `json:"chunks"`
@@ -108,6 +109,7 @@ var (
 	realEnvV *stages.Env
 	realErr  error
 	realFP   fingerprint
+	realReg  *models.Registry
 )
 
 // realEnv indexes the demo vault with the real embedder, once per process.
@@ -122,6 +124,7 @@ func realEnv(t *testing.T) *stages.Env {
 			return
 		}
 		atExit(reg.Close)
+		realReg = reg
 		emb, err := reg.Embedder(context.Background(), "")
 		if realErr = err; err != nil {
 			return
@@ -182,7 +185,7 @@ func runFrozen(t *testing.T, env *stages.Env) (map[string]map[string]frozenQuery
 			for _, n := range res.Notes {
 				fq.Ranked = append(fq.Ranked, fmt.Sprintf("%.6f %s", n.Score, n.Path))
 			}
-			fq.NearTies = tiedPaths(t, env.DB, pipeline.NearTies(st.Steps, pipeline.ScoreTolerance))
+			fq.NearTies = tiedPaths(t, env.DB, pipeline.NearTies(st.Steps, tolerance(cfg, env)))
 			byQuery[queryKey(q.text, q.scope)] = fq
 		}
 		if byQuery != nil {
@@ -190,6 +193,11 @@ func runFrozen(t *testing.T, env *stages.Env) (map[string]map[string]frozenQuery
 		}
 	}
 	return out, missing
+}
+
+// tolerance is the configuration's score tolerance with this index.
+func tolerance(cfg *pipeline.Config, env *stages.Env) float64 {
+	return pipeline.Tolerance(cfg, realReg.Manifest(), env.DB.Meta("embedder"))
 }
 
 // tiedPaths names the notes of near-ties, sorted.
@@ -252,7 +260,7 @@ func parseScored(t *testing.T, lines []string) []pipeline.Scored {
 // embedder, to testdata/frozen.json. The fixture must be of this index (same
 // notes, content, embedder and model file), else the test fails and says what
 // differs. Results are compared by pipeline.CompareRanked: scores within
-// pipeline.ScoreTolerance, order exact except among notes that took part in a
+// the configuration's tolerance (pipeline.Tolerance), order exact except among notes that took part in a
 // near-tie in both runs (reported as flips, not failures) — so the test holds
 // on any CPU of the kind and still catches a real change. Where nothing moved
 // at all, the file must also be byte-identical to what -update would write.
@@ -264,7 +272,7 @@ func TestFrozenBaseline(t *testing.T) {
 		HowToUpdate: "run from the repository root: " + updateCommand,
 		Now:         frozenNow.Format(time.RFC3339),
 		K:           frozenK,
-		Tolerance:   pipeline.ScoreTolerance,
+		Tolerance:   tolerance(config(t, "vector"), env),
 		Fingerprint: fp,
 		Results:     results,
 	}
@@ -297,7 +305,7 @@ func TestFrozenBaseline(t *testing.T) {
 		t.Fatalf("%s is of another index: %s differ. If the change is intended, update it with %s", frozenPath, strings.Join(stale, ", "), updateCommand)
 	}
 	if len(kernels) > 0 {
-		t.Logf("the fixture was made with other kernels: %s; scores are compared within %.0e", strings.Join(kernels, ", "), pipeline.ScoreTolerance)
+		t.Logf("the fixture was made with other kernels: %s; scores are compared within each configuration's tolerance (%g for the embedder)", strings.Join(kernels, ", "), got.Tolerance)
 	}
 	for _, name := range missing {
 		t.Logf("configuration %s needs a model not installed here: not compared", name)
@@ -324,7 +332,7 @@ func TestFrozenBaseline(t *testing.T) {
 					tied[p] = true
 				}
 			}
-			c := pipeline.CompareRanked(parseScored(t, wq.Ranked), parseScored(t, gq.Ranked), tied, pipeline.ScoreTolerance)
+			c := pipeline.CompareRanked(parseScored(t, wq.Ranked), parseScored(t, gq.Ranked), tied, tolerance(config(t, name), env))
 			maxDrift = max(maxDrift, c.Drift)
 			if len(c.Changes) > 0 || len(c.Flips) > 0 || c.Drift > 0 {
 				exact = false
@@ -343,7 +351,7 @@ func TestFrozenBaseline(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("largest score difference from the fixture: %.2g (tolerance %.0e)", maxDrift, pipeline.ScoreTolerance)
+	t.Logf("largest score difference from the fixture: %.2g (embedder tolerance %g)", maxDrift, got.Tolerance)
 	if exact && !bytes.Equal(raw, current) {
 		t.Errorf("%s is not byte-identical to the current results (formatting or metadata changed); update it with %s", frozenPath, updateCommand)
 	}

@@ -5,23 +5,38 @@ import (
 	"math"
 	"sort"
 
+	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
-// ScoreTolerance is the largest difference in a model-derived score (a cosine,
-// a reranker logit) that is taken for floating-point noise between two CPUs.
+// ScoreTolerance is the default largest difference in a model-derived score
+// (a cosine, a reranker logit) that is taken for floating-point noise between
+// two CPUs; a model's manifest entry may set its own (models.Spec
+// ScoreTolerance), and Tolerance picks the largest a configuration meets.
 //
 // ONNX Runtime picks its kernels by instruction set (AVX2, AVX-512, VNNI,
 // AMX), and two kernel families sum in different orders, so one text embeds
-// to vectors that differ in their last bits. scripts/measure-drift.sh measures
-// it: the same passages and queries embedded natively (AVX-512 here) and under
-// valgrind (which hides AVX-512, so the AVX2 kernels run). Measured on
-// 2026-11-30 (160 query–passage cosines each): fp32 bge-small-en-v1.5 moved
-// at most 1.1e-6; int8 bge-small-en-v1.5-q at most 2.7e-6. The tolerance is ten
-// times the larger, so a result compared within it holds on another machine of
-// the kind, while a real change (another model, another text, another stage
-// setting) moves scores by orders of magnitude more.
+// to vectors that differ in their last bits. Measured on 2026-11-30 (README,
+// "Reproducible"): fp32 bge-small-en-v1.5 moved at most 1.0e-6 between two
+// real machines (AMD EPYC and Intel Xeon with AVX-512 and AMX, the old and new
+// frozen fixtures); the int8 bge-small-en-v1.5-q moved 5.5e-4 between this
+// Intel (VNNI/AMX kernels) and the AVX2 kernels (scripts/measure-drift.sh,
+// under valgrind), its quantized integer kernels differing by more than
+// rounding. Each model's tolerance is about ten times its measured drift.
 const ScoreTolerance = 3e-5
+
+// Tolerance is the largest score tolerance among the models a configuration
+// needs (pipeline.Needs, with the index's embedder), the default where the
+// manifest sets none: a list is as noisy as its noisiest model.
+func Tolerance(cfg *Config, m models.Manifest, indexEmbedder string) float64 {
+	tol := ScoreTolerance
+	for _, name := range Needs(cfg, indexEmbedder) {
+		if spec, err := m.Lookup(name); err == nil && spec.ScoreTolerance > tol {
+			tol = spec.ScoreTolerance
+		}
+	}
+	return tol
+}
 
 // NearTie is two notes that one stage put next to each other (or the last
 // note of its list and the best one it left out) with scores closer than the
