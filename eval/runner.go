@@ -75,8 +75,9 @@ type QueryRun struct {
 	RelevantFound map[string]int       // the same by note path
 	Stages        []pipeline.StageRank // rank of the first relevant note after each stage
 	Miss          string               // "" (a relevant note in the top 10), "recall" or "ranking"
-	// NearTies are the notes that took part in a near-tie at any stage
-	// (pipeline.NearTies): where another CPU may order this query otherwise.
+	// NearTies are the notes of the top 20 that took part in a near-tie at
+	// any stage (pipeline.NearTies): where another CPU may order this query
+	// otherwise.
 	NearTies []string
 }
 
@@ -217,8 +218,22 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 			}
 		}
 		qr.Stages, qr.Miss = diagnose(ctx, env.DB, st, q)
-		if qr.NearTies, err = tiedPaths(ctx, env.DB, pipeline.NearTies(st.Steps, tol)); err != nil {
+		tied, err := tiedPaths(ctx, env.DB, pipeline.NearTies(st.Steps, tol))
+		if err != nil {
 			return nil, fmt.Errorf("%s, query %s: %w", ds.Name, q.ID, err)
+		}
+		// Only a near-tied note near the top 10 can have moved a relevant note
+		// within it: a flip moves a fused score by one rank's share, a few
+		// places at most, so the top 20 is kept (the rest is noise the
+		// measures do not see, and would only widen what the gate forgives).
+		top := map[string]bool{}
+		for _, p := range qr.Ranked[:min(20, len(qr.Ranked))] {
+			top[p] = true
+		}
+		for _, p := range tied {
+			if top[p] {
+				qr.NearTies = append(qr.NearTies, p)
+			}
 		}
 		cr.Queries = append(cr.Queries, qr)
 		cr.Latency = append(cr.Latency, took)
