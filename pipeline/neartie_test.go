@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -89,5 +90,30 @@ func TestCompareRanked(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestTolerance(t *testing.T) {
+	m := models.Manifest{Models: []models.Spec{
+		{Name: "emb-q", Role: "embedder", ScoreTolerance: 0.002},
+		{Name: "emb", Role: "embedder"},
+		{Name: "ce", Role: "cross-encoder", ScoreTolerance: 0.01},
+	}}
+	for _, tc := range []struct {
+		src, index string
+		want       float64
+	}{
+		{"stages:\n  - keyword: {}\n", "emb-q", pipeline.ScoreTolerance},            // bm25 only: the default
+		{"stages:\n  - keyword: {}\n  - vector: {}\n  - rrf: {}\n", "emb-q", 0.002}, // the embedder's
+		{"stages:\n  - vector: {}\n", "emb", pipeline.ScoreTolerance},               // a model without one
+		{"stages:\n  - vector: {}\n  - rerank: {model: ce}\n", "emb-q", 0.01},       // the noisiest model
+	} {
+		cfg, err := pipeline.Parse("x.yaml", []byte("name: x\n"+tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pipeline.Tolerance(cfg, m, tc.index); got != tc.want {
+			t.Errorf("Tolerance(%q, index %s) = %g, want %g", tc.src, tc.index, got, tc.want)
+		}
 	}
 }
