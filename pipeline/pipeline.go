@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -72,12 +73,28 @@ func Run(ctx context.Context, env *stages.Env, cfg *Config, req Request) (*Resul
 		return nil, nil, err
 	}
 	st := stages.NewState(stages.Query{Text: req.Text, Filter: req.Filter, Now: req.Now})
-	for _, s := range cfg.Stages {
+	for i := 0; i < len(cfg.Stages); {
+		// Retrievers in a row read only the query and the index: they run at
+		// once, each into a state of its own, merged in stage order, so the
+		// result is the sequential one and hybrid costs its slower branch.
+		j := i
+		for j < len(cfg.Stages) && isRetriever(cfg.Stages[j]) {
+			j++
+		}
+		if j-i > 1 {
+			if err := runRetrievers(ctx, env, cfg, st, cfg.Stages[i:j]); err != nil {
+				return nil, st, err
+			}
+			i = j
+			continue
+		}
+		s := cfg.Stages[i]
 		t0 := time.Now()
 		if err := s.Run(ctx, env, st); err != nil {
 			return nil, st, fmt.Errorf("configuration %s, stage %s: %w", cfg.Name, s.Name(), err)
 		}
 		st.Steps[len(st.Steps)-1].Duration = time.Since(t0)
+		i++
 	}
 	res, err := assemble(ctx, env.DB, cfg, req, st)
 	if err != nil {
@@ -85,6 +102,39 @@ func Run(ctx context.Context, env *stages.Env, cfg *Config, req Request) (*Resul
 	}
 	res.Took = time.Since(start).Round(time.Microsecond).String()
 	return res, st, nil
+}
+
+func isRetriever(s stages.Stage) bool {
+	_, ok := s.(stages.Retriever)
+	return ok
+}
+
+// runRetrievers runs retrieval stages concurrently, each into its own state,
+// and merges their lists and steps into st in stage order. The first error in
+// stage order wins.
+func runRetrievers(ctx context.Context, env *stages.Env, cfg *Config, st *stages.State, rs []stages.Stage) error {
+	subs := make([]*stages.State, len(rs))
+	errs := make([]error, len(rs))
+	var wg sync.WaitGroup
+	for k, s := range rs {
+		subs[k] = stages.NewState(st.Query)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			if errs[k] = s.Run(ctx, env, subs[k]); errs[k] == nil {
+				subs[k].Steps[len(subs[k].Steps)-1].Duration = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			return fmt.Errorf("configuration %s, stage %s: %w", cfg.Name, rs[k].Name(), err)
+		}
+	}
+	st.Merge(subs...)
+	return nil
 }
 
 // ErrBadQuery says a request was refused before it ran.

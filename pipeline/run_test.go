@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -263,6 +264,40 @@ func TestRunDeterministic(t *testing.T) {
 			} else if string(b) != string(first) {
 				t.Fatalf("%s: run %d differs:\n%s\nfirst:\n%s", name, i, b, first)
 			}
+		}
+	}
+}
+
+// Retrievers in a row run at once (pipeline.Run) and merge in stage order:
+// the result, the lists and the steps are the ones a run stage by stage
+// gives.
+func TestConcurrentRetrieversEqualSequential(t *testing.T) {
+	env := indexVault(t, filepath.Join(repoRoot, "vault"))
+	cfg, err := pipeline.Parse("x.yaml", []byte("name: x\nstages:\n  - keyword: {limit: 20}\n  - vector: {limit: 20}\n  - hyde: {limit: 20}\n  - rrf: {k: 60, limit: 10}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"why did writes get slow in the middle of the night", "FERR-4102", "lease_ttl_ms"} {
+		res, st, err := pipeline.Run(context.Background(), env, cfg, pipeline.Request{Text: q, Now: frozenNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq := stages.NewState(st.Query)
+		for _, s := range cfg.Stages {
+			if err := s.Run(context.Background(), env, seq); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(seq.Steps) != len(st.Steps) || len(seq.Lists) != len(st.Lists) {
+			t.Fatalf("%q: %d steps / %d lists, sequential %d / %d", q, len(st.Steps), len(st.Lists), len(seq.Steps), len(seq.Lists))
+		}
+		for i := range seq.Steps {
+			if seq.Steps[i].Stage != st.Steps[i].Stage || !reflect.DeepEqual(seq.Steps[i].Items, st.Steps[i].Items) {
+				t.Errorf("%q: step %d (%s) differs from the sequential run", q, i, seq.Steps[i].Stage)
+			}
+		}
+		if !reflect.DeepEqual(seq.Ranking, st.Ranking) || len(res.Notes) == 0 {
+			t.Errorf("%q: final ranking differs from the sequential run (or is empty)", q)
 		}
 	}
 }

@@ -250,6 +250,27 @@ func (s *State) rerank(stage string, items []Item, info string) {
 	s.Steps = append(s.Steps, Step{Stage: stage, Items: items, Info: info})
 }
 
+// Merge appends what retrieval stages run on states of their own produced —
+// lists, steps, the ranking and embedded query vectors — as if they had run
+// on s one after another, in the order given.
+func (s *State) Merge(subs ...*State) {
+	for _, sub := range subs {
+		s.Lists = append(s.Lists, sub.Lists...)
+		s.Steps = append(s.Steps, sub.Steps...)
+		s.Ranking = sub.Ranking // each retrieval stage's list becomes the ranking
+		sub.mu.Lock()
+		for name, v := range sub.queryVec {
+			s.mu.Lock()
+			if s.queryVec == nil {
+				s.queryVec = map[string][]float32{}
+			}
+			s.queryVec[name] = v
+			s.mu.Unlock()
+		}
+		sub.mu.Unlock()
+	}
+}
+
 // markExact records that the last step's scores are exact (Step.Exact).
 func (s *State) markExact() { s.Steps[len(s.Steps)-1].Exact = true }
 
