@@ -218,7 +218,7 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 			}
 		}
 		qr.Stages, qr.Miss = diagnose(ctx, env.DB, st, q)
-		tied, err := tiedPaths(ctx, env.DB, pipeline.NearTies(st.Steps, tol))
+		tied, err := pipeline.TiedPaths(ctx, env.DB, pipeline.NearTies(st.Steps, tol))
 		if err != nil {
 			return nil, fmt.Errorf("%s, query %s: %w", ds.Name, q.ID, err)
 		}
@@ -250,27 +250,6 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 		}
 	}
 	return cr, nil
-}
-
-// tiedPaths names the notes of near-ties, sorted.
-func tiedPaths(ctx context.Context, db *index.DB, ties []pipeline.NearTie) ([]string, error) {
-	var ids []int64
-	for id := range pipeline.TiedNotes(ties) {
-		ids = append(ids, id)
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	notes, err := db.Notes(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, notes[id].Path)
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 // diagnose finds the rank of the first relevant note after each stage, and

@@ -115,6 +115,12 @@ func keywordPaths(t *testing.T, d *DB, match string, f Filter) []string {
 	if err != nil {
 		t.Fatalf("Keyword(%s): %v", match, err)
 	}
+	return hitPaths(t, d, hits)
+}
+
+// hitPaths names the notes of hits, in order.
+func hitPaths(t *testing.T, d *DB, hits []Hit) []string {
+	t.Helper()
 	var ids []int64
 	for _, h := range hits {
 		ids = append(ids, h.NoteID)

@@ -181,19 +181,7 @@ func TestKeywordCutGrows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ids []int64
-		for _, h := range hits {
-			ids = append(ids, h.NoteID)
-		}
-		notes, err := d.Notes(context.Background(), ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, h := range hits {
-			got = append(got, notes[h.NoteID].Path)
-		}
-		if !reflect.DeepEqual(got, tc.want) {
+		if got := hitPaths(t, d, hits); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("limit %d %+v: %v, want %v", tc.limit, tc.f, got, tc.want)
 		}
 	}

@@ -185,7 +185,9 @@ func runFrozen(t *testing.T, env *stages.Env) (map[string]map[string]frozenQuery
 			for _, n := range res.Notes {
 				fq.Ranked = append(fq.Ranked, fmt.Sprintf("%.6f %s", n.Score, n.Path))
 			}
-			fq.NearTies = tiedPaths(t, env.DB, pipeline.NearTies(st.Steps, tolerance(cfg, env)))
+			if fq.NearTies, err = pipeline.TiedPaths(ctx, env.DB, pipeline.NearTies(st.Steps, tolerance(cfg, env))); err != nil {
+				t.Fatal(err)
+			}
 			byQuery[queryKey(q.text, q.scope)] = fq
 		}
 		if byQuery != nil {
@@ -198,28 +200,6 @@ func runFrozen(t *testing.T, env *stages.Env) (map[string]map[string]frozenQuery
 // tolerance is the configuration's score tolerance with this index.
 func tolerance(cfg *pipeline.Config, env *stages.Env) float64 {
 	return pipeline.Tolerance(cfg, realReg.Manifest(), env.DB.Meta("embedder"))
-}
-
-// tiedPaths names the notes of near-ties, sorted.
-func tiedPaths(t *testing.T, db *index.DB, ties []pipeline.NearTie) []string {
-	t.Helper()
-	var ids []int64
-	for id := range pipeline.TiedNotes(ties) {
-		ids = append(ids, id)
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	notes, err := db.Notes(context.Background(), ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, id := range ids {
-		out = append(out, notes[id].Path)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func currentFingerprint(t *testing.T, db *index.DB) fingerprint {

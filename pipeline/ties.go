@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
 
+	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -87,6 +89,27 @@ func TiedNotes(ties []NearTie) map[int64]bool {
 		out[t.A], out[t.B] = true, true
 	}
 	return out
+}
+
+// TiedPaths names the notes of near-ties, sorted.
+func TiedPaths(ctx context.Context, db *index.DB, ties []NearTie) ([]string, error) {
+	var ids []int64
+	for id := range TiedNotes(ties) {
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	notes, err := db.Notes(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, notes[id].Path)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // Scored is one entry of a ranked list as a fixture or baseline keeps it.
