@@ -487,6 +487,9 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 		res.add("latency", cfg.Name+" p95", dataset, ms(eval.Percentile(ds, 95)), "ms", "")
 		logf("latency %s %s: p50 %.1f ms, p95 %.1f ms", dataset, cfg.Name, ms(eval.Percentile(ds, 50)), ms(eval.Percentile(ds, 95)))
 	}
+	if err := keywordReference(ctx, res, db, dataset, queries, logf); err != nil {
+		return err
+	}
 	st, err := db.Stats(ctx)
 	if err != nil {
 		return err
@@ -494,6 +497,42 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 	res.add("size", "notes", dataset, float64(st.Notes), "", "")
 	res.add("size", "chunks", dataset, float64(st.Chunks), "", "")
 	res.add("size", "index size on disk", dataset, float64(st.Bytes)/(1<<20), "MiB", db.Meta("embedder"))
+	return nil
+}
+
+// keywordReference times the keyword search's index call both ways on the
+// same queries, alternating: on the postings (what every keyword stage runs)
+// and by FTS5 alone (bm25 over every matching row: the path it replaced, and
+// the one a match the postings cannot run still takes). Their answers are
+// the same (index tests); the ratio is the speed-up, measured in one run.
+func keywordReference(ctx context.Context, res *Results, db *index.DB, dataset string, queries []string, logf func(string, ...any)) error {
+	var post, fts []time.Duration
+	for i, q := range append(queries[:1:1], queries...) {
+		m := stages.MatchExpr(q)
+		if m == "" {
+			continue
+		}
+		t0 := time.Now()
+		if _, err := db.KeywordWeighted(ctx, m, 1, 1, 40, index.Filter{}); err != nil {
+			return err
+		}
+		t1 := time.Now()
+		if _, err := db.KeywordFTS5(ctx, m, 1, 1, 40, index.Filter{}); err != nil {
+			return err
+		}
+		if i > 0 { // the first is a warm-up
+			post, fts = append(post, t1.Sub(t0)), append(fts, time.Since(t1))
+		}
+	}
+	if len(post) == 0 {
+		return nil
+	}
+	p50, f50 := eval.Percentile(post, 50), eval.Percentile(fts, 50)
+	res.add("latency", "keyword index call p50", dataset, ms(p50), "ms", "bm25 on the postings, limit 40")
+	res.add("latency", "keyword index call p95", dataset, ms(eval.Percentile(post, 95)), "ms", "")
+	res.add("latency", "keyword index call by FTS5 p50", dataset, ms(f50), "ms", fmt.Sprintf("the same search by FTS5 alone, alternating: %.1fx the postings", float64(f50)/float64(max(p50, 1))))
+	res.add("latency", "keyword index call by FTS5 p95", dataset, ms(eval.Percentile(fts, 95)), "ms", "")
+	logf("latency %s keyword index call: postings p50 %.2f ms, FTS5 p50 %.2f ms", dataset, ms(p50), ms(f50))
 	return nil
 }
 

@@ -266,7 +266,7 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 			clearDirty(opts.DBPath)
 		}
 	}()
-	w, err := newWriter(ctx, tx)
+	w, err := newWriter(ctx, tx, false)
 	if err != nil {
 		return rep, err
 	}
@@ -293,6 +293,9 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 		if err := w.insertNote(ctx, id, &ps[i], true); err != nil {
 			return rep, err
 		}
+	}
+	if err := w.kw.flush(ctx, tx); err != nil {
+		return rep, err
 	}
 	if err := finish(ctx, tx, emb, opts.VaultPath); err != nil {
 		return rep, err
@@ -484,11 +487,15 @@ func fingerprint(ctx context.Context, tx *sql.Tx) (string, error) {
 type writer struct {
 	note, chunk, fts, vec, link                  *sql.Stmt
 	delNote, delChunks, delFTS, delVec, delLinks *sql.Stmt
+	oldFTS                                       *sql.Stmt // a note's chunk texts, before they are deleted
+	kw                                           *kwWriter
 	flat, delFlat, delCodes                      *sql.Stmt // quant.go's tables
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{}
+// newWriter prepares a build's statements; full says the index is new (chunks
+// come in id order and nothing is deleted).
+func newWriter(ctx context.Context, tx *sql.Tx, full bool) (*writer, error) {
+	w := &writer{kw: newKWWriter(full)}
 	for _, s := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -502,6 +509,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.delFlat, `DELETE FROM chunk_vectors WHERE id IN (SELECT id FROM chunks WHERE note_id = ?)`},
 		{&w.delCodes, `DELETE FROM chunk_codes WHERE id IN (SELECT id FROM chunks WHERE note_id = ?)`},
 		{&w.link, `INSERT INTO links(note_id, ord, target, heading, alias) VALUES(?, ?, ?, ?, ?)`},
+		{&w.oldFTS, `SELECT rowid, title, body FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE note_id = ?)`},
 		{&w.delFTS, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE note_id = ?)`},
 		{&w.delVec, `DELETE FROM chunks_vec WHERE rowid IN (SELECT id FROM chunks WHERE note_id = ?)`},
 		{&w.delChunks, `DELETE FROM chunks WHERE note_id = ?`},
@@ -519,7 +527,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.note, w.chunk, w.fts, w.vec, w.link, w.delNote, w.delChunks, w.delFTS, w.delVec, w.delLinks, w.flat, w.delFlat, w.delCodes} {
+	for _, s := range []*sql.Stmt{w.note, w.chunk, w.fts, w.vec, w.link, w.delNote, w.delChunks, w.oldFTS, w.delFTS, w.delVec, w.delLinks, w.flat, w.delFlat, w.delCodes} {
 		if s != nil {
 			s.Close()
 		}
@@ -559,6 +567,9 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 		if _, err := w.fts.ExecContext(ctx, cid, n.Title, ftsBody); err != nil {
 			return fmt.Errorf("index chunk text of %s: %w", n.Path, err)
 		}
+		if err := w.kw.add(ctx, cid, n.Title, ftsBody); err != nil {
+			return err
+		}
 		if !vecs {
 			continue
 		}
@@ -582,12 +593,40 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 }
 
 func (w *writer) deleteNote(ctx context.Context, id int64) error {
+	if err := w.forgetTerms(ctx, id); err != nil {
+		return fmt.Errorf("delete note %d: %w", id, err)
+	}
 	for _, st := range []*sql.Stmt{w.delFTS, w.delVec, w.delFlat, w.delCodes, w.delChunks, w.delLinks, w.delNote} {
 		if _, err := st.ExecContext(ctx, id); err != nil {
 			return fmt.Errorf("delete note %d: %w", id, err)
 		}
 	}
 	return nil
+}
+
+// forgetTerms hands the keyword postings the texts chunks_fts holds for a
+// note about to be deleted.
+func (w *writer) forgetTerms(ctx context.Context, id int64) error {
+	rows, err := w.oldFTS.QueryContext(ctx, id)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	var texts [][2]string
+	for rows.Next() {
+		var cid int64
+		var t [2]string
+		if err := rows.Scan(&cid, &t[0], &t[1]); err != nil {
+			rows.Close()
+			return err
+		}
+		ids, texts = append(ids, cid), append(texts, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return w.kw.remove(ctx, ids, texts)
 }
 
 func nonNil(s []string) []string {

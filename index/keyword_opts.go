@@ -13,6 +13,17 @@ import (
 // chunk); ties in bm25 go to the lower chunk id. Score
 // is -bm25 (higher is better).
 func (d *DB) KeywordChunks(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
+	if _, _, err := rankWeights(titleWeight, bodyWeight); err != nil {
+		return nil, err
+	}
+	if hits, ok, err := d.keywordPostings(ctx, match, titleWeight, bodyWeight, limit, f, false); ok || err != nil {
+		return hits, err
+	}
+	return d.KeywordChunksFTS5(ctx, match, titleWeight, bodyWeight, limit, f)
+}
+
+// KeywordChunksFTS5 is KeywordChunks run by FTS5 alone (see KeywordFTS5).
+func (d *DB) KeywordChunksFTS5(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
 	rankArgs, rankClause, err := rankWeights(titleWeight, bodyWeight)
 	if err != nil {
 		return nil, err

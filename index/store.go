@@ -379,6 +379,19 @@ func (d *DB) Keyword(ctx context.Context, match string, limit int, f Filter) ([]
 // KeywordWeighted is Keyword with bm25 column weights (title, body): the same
 // capped first pass, so a weighted keyword stage costs what a plain one does.
 func (d *DB) KeywordWeighted(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
+	if _, _, err := rankWeights(titleWeight, bodyWeight); err != nil {
+		return nil, err
+	}
+	if hits, ok, err := d.keywordPostings(ctx, match, titleWeight, bodyWeight, limit, f, true); ok || err != nil {
+		return hits, err
+	}
+	return d.KeywordFTS5(ctx, match, titleWeight, bodyWeight, limit, f)
+}
+
+// KeywordFTS5 is KeywordWeighted run by FTS5 alone (bm25 over every matching
+// row, then the cut): what a match the postings cannot run takes, and the
+// reference the postings are tested and benchmarked against.
+func (d *DB) KeywordFTS5(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
 	rankArgs, rankClause, err := rankWeights(titleWeight, bodyWeight)
 	if err != nil {
 		return nil, err

@@ -276,7 +276,7 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 			return rep, fmt.Errorf("create schema: %w", err)
 		}
 	}
-	w, err := newWriter(ctx, tx)
+	w, err := newWriter(ctx, tx, true)
 	if err != nil {
 		return rep, err
 	}
@@ -346,6 +346,9 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 
 	// Vectors, in chunk id order.
 	if err := copyVectors(ctx, tx, w, cache); err != nil {
+		return rep, err
+	}
+	if err := w.kw.flush(ctx, tx); err != nil {
 		return rep, err
 	}
 	if err := finish(ctx, tx, emb, opts.VaultPath); err != nil {

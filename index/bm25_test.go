@@ -1,0 +1,291 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
+)
+
+// bm25Words is the test vaults' vocabulary: stems shared by several words,
+// diacritics, digits, and words every note has.
+var bm25Words = strings.Fields(`run running runs runner lease leases leasing writer writers
+	compaction compact stall stalls café cafe naïve naive über ferr 4102 ttl ms file mtime
+	the and of to in is it wombat burrow burrows burrowing tunnel tunnels token tokens
+	index indexes indexing vector vectors merge merging segment segments alpha beta gamma`)
+
+func bm25Vault(rng *rand.Rand, n int) map[string]string {
+	files := map[string]string{}
+	word := func() string {
+		// Zipf-like: low indexes far more often.
+		return bm25Words[int(float64(len(bm25Words))*rng.Float64()*rng.Float64())]
+	}
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		typ := []string{"log", "howto", "ref"}[i%3]
+		fmt.Fprintf(&b, "---\ntype: %s\n---\n# %s %s\n\n", typ, word(), word())
+		for s := 0; s < 1+rng.Intn(4); s++ {
+			fmt.Fprintf(&b, "## %s\n\n", word())
+			for w := 0; w < 3+rng.Intn(60); w++ {
+				b.WriteString(word() + " ")
+			}
+			b.WriteString("\n\n")
+		}
+		dir := []string{"", "a/", "b/"}[i%3]
+		files[fmt.Sprintf("%sn%03d.md", dir, i)] = b.String()
+	}
+	return files
+}
+
+func bm25Queries(rng *rand.Rand, n int) []string {
+	var qs []string
+	for i := 0; i < n; i++ {
+		var ts []string
+		for j := 0; j < 1+rng.Intn(6); j++ {
+			ts = append(ts, `"`+bm25Words[rng.Intn(len(bm25Words))]+`"`)
+		}
+		if i%9 == 0 {
+			ts = append(ts, ts[0]) // a repeated term is a second phrase
+		}
+		if i%11 == 0 {
+			ts = append(ts, `"zyzzyva"`) // in no note
+		}
+		qs = append(qs, strings.Join(ts, " OR "))
+	}
+	return append(qs, `"wombat burrows"`, `"run" OR "wombat tunnel"`, `"o""brien" OR "lease"`, `lease AND writer`)
+}
+
+// sameAsFTS5 checks every keyword search on the postings against FTS5 doing
+// the same search: the same chunks, in the same order, with the same scores
+// to the bit.
+func sameAsFTS5(t *testing.T, d *DB, queries []string) {
+	t.Helper()
+	ctx := context.Background()
+	filters := []Filter{{}, {Type: "howto"}, {PathPrefix: "b/"}}
+	for _, q := range queries {
+		// Only a quoted OR list of one-token terms runs on the postings.
+		terms, plain := quotedTerms(q)
+		want := plain && !strings.ContainsAny(strings.Join(terms, ""), ` "`)
+		if _, onPostings, err := planBM25(ctx, q, 1, 1); err != nil || onPostings != want {
+			t.Fatalf("%s: on the postings %v (%v), want %v", q, onPostings, err, want)
+		}
+		for _, w := range [][2]float64{{1, 1}, {3, 1}, {0.3, 1}, {2.5, 0.7}} {
+			for _, limit := range []int{1, 7, 40} {
+				for _, f := range filters {
+					got, err := d.KeywordWeighted(ctx, q, w[0], w[1], limit, f)
+					if err != nil {
+						t.Fatalf("%s: %v", q, err)
+					}
+					want, err := d.KeywordFTS5(ctx, q, w[0], w[1], limit, f)
+					if err != nil {
+						t.Fatalf("%s (FTS5): %v", q, err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s, weights %v, limit %d, %+v:\npostings %v\nFTS5     %v", q, w, limit, f, got, want)
+					}
+					got, err = d.KeywordChunks(ctx, q, w[0], w[1], limit, f)
+					if err != nil {
+						t.Fatalf("%s: %v", q, err)
+					}
+					want, err = d.KeywordChunksFTS5(ctx, q, w[0], w[1], limit, f)
+					if err != nil {
+						t.Fatalf("%s (FTS5): %v", q, err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("chunks %s, weights %v, limit %d, %+v:\npostings %v\nFTS5     %v", q, w, limit, f, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// postingsAgree checks kw_postings against FTS5's own vocabulary: the same
+// terms, each in as many chunks.
+func postingsAgree(t *testing.T, dbPath string) {
+	t.Helper()
+	db, err := openSQLite(dbPath, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, chunks_fts, row)`); err != nil {
+		t.Fatal(err)
+	}
+	read := func(q string) map[string]int64 {
+		rows, err := conn.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		m := map[string]int64{}
+		for rows.Next() {
+			var term string
+			var n int64
+			if err := rows.Scan(&term, &n); err != nil {
+				t.Fatal(err)
+			}
+			m[term] = n
+		}
+		return m
+	}
+	fts := read(`SELECT term, doc FROM temp.v`)
+	ours := read(`SELECT term, df FROM kw_postings`)
+	if len(fts) == 0 || !reflect.DeepEqual(fts, ours) {
+		t.Fatalf("kw_postings has %d terms, chunks_fts %d; they differ", len(ours), len(fts))
+	}
+	var term string
+	var df int64
+	var data []byte
+	rows, err := conn.QueryContext(ctx, `SELECT term, df, data FROM kw_postings`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(&term, &df, &data); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := decodePostings(data)
+		if err != nil || int64(len(ps)) != df {
+			t.Fatalf("%q: %d postings decoded (%v), df %d", term, len(ps), err, df)
+		}
+	}
+}
+
+func TestBM25MatchesFTS5(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	vault := t.TempDir()
+	dbPath := filepath.Join(t.TempDir(), "index.db")
+	files := bm25Vault(rng, 120)
+	vaulttest.WriteTree(t, vault, files, testTime)
+	build(t, newFake(), vault, dbPath, false)
+	postingsAgree(t, dbPath)
+	queries := bm25Queries(rng, 60)
+	d := open(t, dbPath)
+	sameAsFTS5(t, d, queries)
+
+	// An incremental build patches the lists: notes changed, removed, added.
+	i := 0
+	for p := range files {
+		switch i % 10 {
+		case 0:
+			os.Remove(filepath.Join(vault, p))
+		case 1:
+			os.WriteFile(filepath.Join(vault, p), []byte("# Changed\n\nwombat running über alles\n\n## Two\n\ncafé lease\n"), 0o644)
+		}
+		i++
+	}
+	extra := bm25Vault(rand.New(rand.NewSource(2)), 15)
+	for p, s := range extra {
+		extra["new/"+p] = s
+		delete(extra, p)
+	}
+	vaulttest.WriteTree(t, vault, extra, testTime.Add(time.Hour))
+	rep := build(t, newFake(), vault, dbPath, true)
+	if rep.Mode != "incremental" || rep.Removed == 0 || rep.Changed == 0 || rep.Added == 0 {
+		t.Fatalf("the second build was not an incremental one with removals, changes and additions: %+v", rep.Counts)
+	}
+	postingsAgree(t, dbPath)
+	d = open(t, dbPath)
+	sameAsFTS5(t, d, queries)
+}
+
+// A plain query goes to the postings, anything else to FTS5.
+func TestQuotedTerms(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{`"a"`, []string{"a"}},
+		{`"a" OR "b" OR "a"`, []string{"a", "b", "a"}},
+		{`"o""brien" OR "x"`, []string{`o"brien`, "x"}},
+		{`""`, []string{""}},
+		{`a`, nil},
+		{`"a" AND "b"`, nil},
+		{`"a" OR b`, nil},
+		{`"a`, nil},
+		{`"a" OR `, nil},
+		{`"a"OR "b"`, nil},
+		{``, nil},
+	} {
+		got, ok := quotedTerms(tc.in)
+		if ok != (tc.want != nil) || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("quotedTerms(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
+
+func TestSQLiteVarint(t *testing.T) {
+	for _, tc := range []struct {
+		in []byte
+		v  uint64
+		n  int
+	}{
+		{[]byte{0x00}, 0, 1},
+		{[]byte{0x7f}, 127, 1},
+		{[]byte{0x81, 0x00}, 128, 2},
+		{[]byte{0x82, 0x80, 0x01}, 1<<15 | 1, 3},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 1<<64 - 1, 9},
+		{[]byte{0x81}, 0, 0}, // cut short
+		{nil, 0, 0},
+	} {
+		if v, n := sqliteVarint(tc.in); v != tc.v || n != tc.n {
+			t.Errorf("sqliteVarint(% x) = %d, %d; want %d, %d", tc.in, v, n, tc.v, tc.n)
+		}
+	}
+}
+
+// The totals the postings score with are FTS5's: rows, and tokens summed
+// over the chunks' lengths.
+func TestFTSTotals(t *testing.T) {
+	vault := t.TempDir()
+	dbPath := filepath.Join(t.TempDir(), "index.db")
+	vaulttest.WriteTree(t, vault, bm25Vault(rand.New(rand.NewSource(3)), 30), testTime)
+	build(t, newFake(), vault, dbPath, false)
+	d := open(t, dbPath)
+	ctx := context.Background()
+	rows, tokens, err := ftsTotals(ctx, d.sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks int64
+	if err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&chunks); err != nil {
+		t.Fatal(err)
+	}
+	// Every posting carries its chunk's length: sum one per chunk.
+	lengths := map[int64]uint32{}
+	r, err := d.sql.QueryContext(ctx, `SELECT data FROM kw_postings`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var data []byte
+		r.Scan(&data)
+		ps, _ := decodePostings(data)
+		for _, p := range ps {
+			lengths[p.id] = p.n
+		}
+	}
+	r.Close()
+	var sum int64
+	for _, n := range lengths {
+		sum += int64(n)
+	}
+	if rows != chunks || tokens != sum || rows == 0 {
+		t.Errorf("FTS5 totals %d rows, %d tokens; the index has %d chunks of %d tokens", rows, tokens, chunks, sum)
+	}
+}

@@ -1,0 +1,422 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sync"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+)
+
+// The keyword postings: for every term of chunks_fts, the chunks holding it,
+// with the term's count in each column and the chunk's length in tokens —
+// exactly what FTS5's bm25 reads of a row — so a keyword search reads only its
+// terms' lists (bm25.go) instead of letting FTS5 score every matching row.
+//
+// The terms are FTS5's own: every text goes through the same tokenizer as
+// chunks_fts (ftsTokenize) in a private in-memory SQLite database, so a term
+// here is a term there, stemming and case folding included.
+//
+// kw_postings(term, df, data): data is, per chunk in id order, uvarint(id -
+// previous id), uvarint(count in title), uvarint(count in body),
+// uvarint(tokens in the chunk, both columns).
+
+// ftsTokenize is the tokenizer of chunks_fts, and of the tokenizer below.
+const ftsTokenize = `porter unicode61`
+
+// posting is one chunk of a term's list.
+type posting struct {
+	id          int64
+	title, body uint32 // the term's count in each column
+	n           uint32 // the chunk's tokens, both columns
+}
+
+func appendPosting(buf []byte, prev int64, p posting) []byte {
+	buf = binary.AppendUvarint(buf, uint64(p.id-prev))
+	buf = binary.AppendUvarint(buf, uint64(p.title))
+	buf = binary.AppendUvarint(buf, uint64(p.body))
+	return binary.AppendUvarint(buf, uint64(p.n))
+}
+
+// postingCursor walks an encoded list.
+type postingCursor struct {
+	data []byte
+	cur  posting
+	done bool
+	err  error
+}
+
+func (c *postingCursor) next() {
+	if len(c.data) == 0 {
+		c.done = true
+		return
+	}
+	var v [4]uint64
+	for i := range v {
+		x, k := binary.Uvarint(c.data)
+		if k <= 0 {
+			c.done, c.err = true, fmt.Errorf("%w: a keyword posting list is damaged; run `vault-rag reindex`", ErrCorrupt)
+			return
+		}
+		v[i], c.data = x, c.data[k:]
+	}
+	c.cur = posting{id: c.cur.id + int64(v[0]), title: uint32(v[1]), body: uint32(v[2]), n: uint32(v[3])}
+}
+
+func decodePostings(data []byte) ([]posting, error) {
+	var out []posting
+	c := postingCursor{data: data}
+	for c.next(); !c.done; c.next() {
+		out = append(out, c.cur)
+	}
+	return out, c.err
+}
+
+// docTokens is one text as FTS5 tokenizes it: each term's count per column,
+// and the tokens in all.
+type docTokens struct {
+	terms map[string][2]uint32
+	n     uint32
+}
+
+// ftsTokenizer runs FTS5's tokenizer through an FTS5 table in a private
+// in-memory database: rows are inserted in a transaction, their terms read
+// back through fts5vocab, and the transaction rolled back.
+type ftsTokenizer struct {
+	mu    sync.Mutex
+	conn  *sql.Conn
+	db    *sql.DB
+	stems map[string][]string // query term → its FTS5 tokens (bounded)
+}
+
+var tokenizer ftsTokenizer
+
+// maxStems bounds the query-term cache.
+const maxStems = 1 << 14
+
+func (t *ftsTokenizer) open(ctx context.Context) error {
+	if t.conn != nil {
+		return nil
+	}
+	vecOnce.Do(sqlite_vec.Auto)
+	db, err := sql.Open("sqlite3", "file:vault-rag-tokenizer?mode=memory")
+	if err != nil {
+		return err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return err
+	}
+	for _, s := range []string{
+		`CREATE VIRTUAL TABLE tok USING fts5(title, body, tokenize='` + ftsTokenize + `')`,
+		`CREATE VIRTUAL TABLE tok_v USING fts5vocab(tok, instance)`,
+	} {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			conn.Close()
+			db.Close()
+			return fmt.Errorf("keyword tokenizer: %w", err)
+		}
+	}
+	t.db, t.conn = db, conn
+	return nil
+}
+
+// reset drops the connection after an error, so the next call starts afresh.
+func (t *ftsTokenizer) reset() {
+	if t.conn != nil {
+		t.conn.Close()
+		t.db.Close()
+	}
+	t.conn, t.db = nil, nil
+}
+
+// tokenize returns each (title, body) text as chunks_fts would index it.
+func (t *ftsTokenizer) tokenize(ctx context.Context, docs [][2]string) ([]docTokens, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out, err := t.tokenizeLocked(ctx, docs)
+	if err != nil {
+		t.reset()
+	}
+	return out, err
+}
+
+func (t *ftsTokenizer) tokenizeLocked(ctx context.Context, docs [][2]string) ([]docTokens, error) {
+	if err := t.open(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]docTokens, len(docs))
+	for i := range out {
+		out[i].terms = map[string][2]uint32{}
+	}
+	const batch = 512
+	for lo := 0; lo < len(docs); lo += batch {
+		hi := min(lo+batch, len(docs))
+		if err := t.tokenizeBatch(ctx, docs[lo:hi], out[lo:hi]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (t *ftsTokenizer) tokenizeBatch(ctx context.Context, docs [][2]string, out []docTokens) error {
+	tx, err := t.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // the rows were only there to be tokenized
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO tok(rowid, title, body) VALUES(?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for i, d := range docs {
+		if _, err := ins.ExecContext(ctx, i+1, d[0], d[1]); err != nil {
+			return fmt.Errorf("keyword tokenizer: %w", err)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT doc, term, col = 'title', count(*) FROM tok_v GROUP BY doc, term, col`)
+	if err != nil {
+		return fmt.Errorf("keyword tokenizer: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var doc int
+		var term string
+		var title bool
+		var n uint32
+		if err := rows.Scan(&doc, &term, &title, &n); err != nil {
+			return err
+		}
+		d := &out[doc-1]
+		c := d.terms[term]
+		if title {
+			c[0] += n
+		} else {
+			c[1] += n
+		}
+		d.terms[term] = c
+		d.n += n
+	}
+	return rows.Err()
+}
+
+// queryTokens is each query term's FTS5 token, or an empty list for a term
+// that is not exactly one token (a term Terms made almost always is one; one
+// that is not sends the search to FTS5 itself).
+func (t *ftsTokenizer) queryTokens(ctx context.Context, terms []string) ([][]string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stems == nil || len(t.stems) > maxStems {
+		t.stems = map[string][]string{}
+	}
+	var todo [][2]string
+	for _, term := range terms {
+		if _, ok := t.stems[term]; !ok {
+			todo = append(todo, [2]string{"", term})
+		}
+	}
+	if len(todo) > 0 {
+		toks, err := t.tokenizeLocked(ctx, todo)
+		if err != nil {
+			t.reset()
+			return nil, err
+		}
+		for i, d := range toks {
+			ts := []string{} // none, or several: not a one-token term
+			if d.n == 1 {
+				for term := range d.terms {
+					ts = append(ts, term)
+				}
+			}
+			t.stems[todo[i][1]] = ts
+		}
+	}
+	out := make([][]string, len(terms))
+	for i, term := range terms {
+		out[i] = t.stems[term]
+	}
+	return out, nil
+}
+
+// kwWriter maintains kw_postings through a build. A full build adds chunks in
+// id order and keeps every list encoded in memory (≈ 3 bytes a posting); an
+// incremental one notes the chunks it deletes and adds, and patches the lists
+// of their terms at flush.
+type kwWriter struct {
+	full    bool
+	pending [][2]string // texts not yet tokenized
+	ids     []int64
+	// full build
+	lists map[string]*encodedList
+	// incremental build
+	added   map[string][]posting
+	removed map[int64]bool
+	touched map[string]bool
+}
+
+type encodedList struct {
+	buf  []byte
+	last int64
+	df   int
+}
+
+func newKWWriter(full bool) *kwWriter {
+	return &kwWriter{full: full, lists: map[string]*encodedList{}, added: map[string][]posting{}, removed: map[int64]bool{}, touched: map[string]bool{}}
+}
+
+// add queues a chunk's text as chunks_fts holds it.
+func (w *kwWriter) add(ctx context.Context, id int64, title, body string) error {
+	w.pending = append(w.pending, [2]string{title, body})
+	w.ids = append(w.ids, id)
+	if len(w.pending) >= 1024 {
+		return w.tokenizePending(ctx)
+	}
+	return nil
+}
+
+func (w *kwWriter) tokenizePending(ctx context.Context) error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	docs, err := tokenizer.tokenize(ctx, w.pending)
+	if err != nil {
+		return fmt.Errorf("keyword postings: %w", err)
+	}
+	for i, d := range docs {
+		id := w.ids[i]
+		for term, c := range d.terms {
+			p := posting{id: id, title: c[0], body: c[1], n: d.n}
+			if !w.full {
+				w.added[term] = append(w.added[term], p)
+				continue
+			}
+			l := w.lists[term]
+			if l == nil {
+				l = &encodedList{}
+				w.lists[term] = l
+			}
+			if l.df > 0 && id <= l.last {
+				return fmt.Errorf("keyword postings: chunk %d added after chunk %d", id, l.last)
+			}
+			l.buf = appendPosting(l.buf, l.last, p)
+			l.last = id
+			l.df++
+		}
+	}
+	w.pending, w.ids = w.pending[:0], w.ids[:0]
+	return nil
+}
+
+// remove notes chunks an incremental build deletes, with the texts
+// chunks_fts held for them (so their terms' lists are patched).
+func (w *kwWriter) remove(ctx context.Context, ids []int64, texts [][2]string) error {
+	docs, err := tokenizer.tokenize(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("keyword postings: %w", err)
+	}
+	for i, d := range docs {
+		w.removed[ids[i]] = true
+		for term := range d.terms {
+			w.touched[term] = true
+		}
+	}
+	return nil
+}
+
+// flush writes the lists into kw_postings.
+func (w *kwWriter) flush(ctx context.Context, tx *sql.Tx) error {
+	if err := w.tokenizePending(ctx); err != nil {
+		return err
+	}
+	put, err := tx.PrepareContext(ctx, `INSERT INTO kw_postings(term, df, data) VALUES(?, ?, ?) ON CONFLICT(term) DO UPDATE SET df = excluded.df, data = excluded.data`)
+	if err != nil {
+		return fmt.Errorf("keyword postings: %w", err)
+	}
+	defer put.Close()
+	if w.full {
+		terms := make([]string, 0, len(w.lists))
+		for t := range w.lists {
+			terms = append(terms, t)
+		}
+		slices.Sort(terms)
+		for _, t := range terms {
+			l := w.lists[t]
+			if _, err := put.ExecContext(ctx, t, l.df, l.buf); err != nil {
+				return fmt.Errorf("keyword postings: %w", err)
+			}
+		}
+		w.lists = map[string]*encodedList{}
+		return nil
+	}
+	for t := range w.added {
+		w.touched[t] = true
+	}
+	terms := make([]string, 0, len(w.touched))
+	for t := range w.touched {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	get, err := tx.PrepareContext(ctx, `SELECT data FROM kw_postings WHERE term = ?`)
+	if err != nil {
+		return fmt.Errorf("keyword postings: %w", err)
+	}
+	defer get.Close()
+	del, err := tx.PrepareContext(ctx, `DELETE FROM kw_postings WHERE term = ?`)
+	if err != nil {
+		return fmt.Errorf("keyword postings: %w", err)
+	}
+	defer del.Close()
+	for _, t := range terms {
+		var data []byte
+		if err := get.QueryRowContext(ctx, t).Scan(&data); err != nil && err != sql.ErrNoRows {
+			return fmt.Errorf("keyword postings: %w", err)
+		}
+		old, err := decodePostings(data)
+		if err != nil {
+			return err
+		}
+		list := old[:0]
+		for _, p := range old {
+			if !w.removed[p.id] {
+				list = append(list, p)
+			}
+		}
+		list = append(list, w.added[t]...)
+		slices.SortFunc(list, func(a, b posting) int { return cmpInt64(a.id, b.id) })
+		if len(list) == 0 {
+			if _, err := del.ExecContext(ctx, t); err != nil {
+				return fmt.Errorf("keyword postings: %w", err)
+			}
+			continue
+		}
+		var buf []byte
+		prev := int64(0)
+		for i, p := range list {
+			if i > 0 && p.id == prev {
+				return fmt.Errorf("keyword postings: chunk %d twice in the list of %q", p.id, t)
+			}
+			buf = appendPosting(buf, prev, p)
+			prev = p.id
+		}
+		if _, err := put.ExecContext(ctx, t, len(list), buf); err != nil {
+			return fmt.Errorf("keyword postings: %w", err)
+		}
+	}
+	w.added, w.removed, w.touched = map[string][]posting{}, map[int64]bool{}, map[string]bool{}
+	return nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
