@@ -162,17 +162,17 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 	return v, 9
 }
 
-// bm25Top scores every chunk that holds a term of the plan and returns the
-// best cut of them in the total order (cut < 0: all), and how many matched.
-func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]kwScored, int, error) {
+// bm25Top returns the best cut chunks that hold a term of the plan, in the
+// total order (cut < 0: all), and whether more match.
+func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]kwScored, bool, error) {
 	tx, err := d.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, 0, fmt.Errorf("keyword search: %w", err)
+		return nil, false, fmt.Errorf("keyword search: %w", err)
 	}
 	defer tx.Rollback() // read only: one snapshot for the totals and the lists
 	nRow, nTok, err := ftsTotals(ctx, tx)
 	if err != nil {
-		return nil, 0, fmt.Errorf("keyword search: %w", err)
+		return nil, false, fmt.Errorf("keyword search: %w", err)
 	}
 	distinct := slices.Compact(slices.Sorted(slices.Values(p.phrases)))
 	args := make([]any, len(distinct))
@@ -181,7 +181,7 @@ func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]kwScored, int,
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT term, df, data FROM kw_postings WHERE term IN (`+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+`)`, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("keyword search: %w", err)
+		return nil, false, fmt.Errorf("keyword search: %w", err)
 	}
 	lists := map[string]*postingCursor{}
 	dfs := map[string]int64{}
@@ -191,23 +191,31 @@ func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]kwScored, int,
 		var data []byte
 		if err := rows.Scan(&term, &df, &data); err != nil {
 			rows.Close()
-			return nil, 0, err
+			return nil, false, err
 		}
 		lists[term] = &postingCursor{data: data}
 		dfs[term] = df
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("keyword search: %w", err)
+		return nil, false, fmt.Errorf("keyword search: %w", err)
 	}
 	return scoreLists(ctx, p, lists, dfs, nRow, nTok, cut)
 }
 
-// scoreLists merges the lists document at a time. Its arithmetic is
-// fts5Bm25Function's, step for step; the explicit float64 conversions stop
-// a compiler from fusing a multiply and an add (which would round once, not
-// twice, and differ from SQLite's C).
-func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor, dfs map[string]int64, nRow, nTok int64, cut int) ([]kwScored, int, error) {
+// scoreLists merges the lists document at a time, with MaxScore (Turtle and
+// Flood, 1995): a term adds less than idf × (k1 + 1) to any chunk, so once the
+// kept chunks' worst score θ is above the sum of the smallest terms' bounds,
+// a chunk holding only those terms cannot be kept; the merge then visits only
+// chunks of the other terms, and steps the small terms' lists forward (over
+// whole blocks) to each such chunk. Skipped chunks would not have been kept;
+// every chunk it scores is scored in full.
+//
+// The arithmetic is fts5Bm25Function's, step for step; the explicit float64
+// conversions stop a compiler from fusing a multiply and an add (which would
+// round once, not twice, and differ from SQLite's C). more reports that
+// chunks beyond the returned ones match.
+func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor, dfs map[string]int64, nRow, nTok int64, cut int) (top []kwScored, more bool, err error) {
 	if nRow <= 0 {
 		nRow = 1
 	}
@@ -217,7 +225,12 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 	oneMinusB := 1 - b
 	idf := make([]float64, len(p.phrases))
 	cur := make([]*postingCursor, len(p.phrases))
-	var active []*postingCursor
+	type term struct {
+		c  *postingCursor
+		ub float64 // more than the term can add to a chunk's score
+	}
+	var terms []term
+	index := map[*postingCursor]int{}
 	for i, t := range p.phrases {
 		nHit := dfs[t]
 		x := float64(C.vr_log(C.double((float64(nRow-nHit) + 0.5) / (float64(nHit) + 0.5))))
@@ -225,31 +238,55 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 			x = 1e-6
 		}
 		idf[i] = x
-		if c := lists[t]; c != nil {
-			if !slices.Contains(active, c) {
-				c.next()
-				active = append(active, c)
-			}
-			cur[i] = c
+		c := lists[t]
+		if c == nil {
+			continue
 		}
+		cur[i] = c
+		j, ok := index[c]
+		if !ok {
+			j = len(terms)
+			index[c] = j
+			terms = append(terms, term{c: c})
+			c.next()
+		}
+		terms[j].ub += x * k1p1 * (1 + 1e-6) // margin for rounding
 	}
-	var h topHeap
-	h.cut = cut
+	slices.SortStableFunc(terms, func(a, b term) int {
+		switch {
+		case a.ub < b.ub:
+			return -1
+		case a.ub > b.ub:
+			return 1
+		}
+		return 0
+	})
+	prefix := make([]float64, len(terms)) // prefix[j]: bound of a chunk holding only terms[:j+1]
+	sum := 0.0
+	for j, t := range terms {
+		sum += t.ub
+		prefix[j] = sum
+	}
+	h := topHeap{cut: cut}
 	matched := 0
+	skip := 0 // terms[:skip] are too small to make a chunk kept alone
 	for n := 0; ; n++ {
 		if n&4095 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, 0, err
+				return nil, false, err
 			}
 		}
 		id := int64(math.MaxInt64)
-		for _, c := range active {
-			if !c.done && c.cur.id < id {
-				id = c.cur.id
+		for _, t := range terms[skip:] {
+			if !t.c.done && t.c.cur.id < id {
+				id = t.c.cur.id
 			}
 		}
 		if id == math.MaxInt64 {
 			break
+		}
+		for _, t := range terms[:skip] {
+			t.c.seek(id)
 		}
 		matched++
 		score := 0.0
@@ -270,18 +307,24 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 			score += float64(idf[i] * (num / den))
 		}
 		h.push(kwScored{id, score})
-		for _, c := range active {
-			if !c.done && c.cur.id == id {
-				c.next()
+		for _, t := range terms {
+			if !t.c.done && t.c.cur.id == id {
+				t.c.next()
+			}
+		}
+		if cut >= 0 && len(h.items) == cut {
+			theta := h.items[0].score
+			for skip < len(terms) && prefix[skip] < theta {
+				skip++
 			}
 		}
 	}
-	for _, c := range active {
-		if c.err != nil {
-			return nil, 0, c.err
+	for _, t := range terms {
+		if t.c.err != nil {
+			return nil, false, t.c.err
 		}
 	}
-	return h.sorted(), matched, nil
+	return h.sorted(), skip > 0 || matched > len(h.items), nil
 }
 
 // topHeap keeps the best cut items (all when cut < 0); its root is the worst
@@ -359,7 +402,7 @@ func (d *DB) keywordPostings(ctx context.Context, match string, titleWeight, bod
 	}
 	where, args := f.where()
 	for {
-		top, matched, err := d.bm25Top(ctx, p, cut)
+		top, more, err := d.bm25Top(ctx, p, cut)
 		if err != nil {
 			return nil, true, err
 		}
@@ -367,7 +410,7 @@ func (d *DB) keywordPostings(ctx context.Context, match string, titleWeight, bod
 		if err != nil {
 			return nil, true, err
 		}
-		if len(hits) >= limit || len(top) >= matched {
+		if len(hits) >= limit || !more {
 			return hits, true, nil
 		}
 		cut *= 8
@@ -380,6 +423,10 @@ func (d *DB) keywordPostings(ctx context.Context, match string, titleWeight, bod
 func (d *DB) keep(ctx context.Context, top []kwScored, where string, args []any, limit int, perNote bool) ([]Hit, error) {
 	if len(top) == 0 {
 		return nil, nil
+	}
+	if where == "1" {
+		// No filter: a chunk's note is in its id (insertNote), no join needed.
+		return keepRanked(top, func(id int64) (int64, bool) { return id / chunkIDsPerNote, true }, limit, perNote), nil
 	}
 	var ids strings.Builder
 	ids.WriteByte('[')
@@ -411,18 +458,27 @@ func (d *DB) keep(ctx context.Context, top []kwScored, where string, args []any,
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	return keepRanked(top, func(id int64) (int64, bool) {
+		r, ok := found[id]
+		return r.note, ok && r.ok
+	}, limit, perNote), nil
+}
+
+// keepRanked keeps, in rank order, the chunks whose note passes (perNote: a
+// note's first chunk only), at most limit.
+func keepRanked(top []kwScored, note func(int64) (int64, bool), limit int, perNote bool) []Hit {
 	var hits []Hit
 	seen := map[int64]bool{}
 	for _, s := range top {
-		r, ok := found[s.id]
-		if !ok || !r.ok || (perNote && seen[r.note]) {
+		n, ok := note(s.id)
+		if !ok || (perNote && seen[n]) {
 			continue
 		}
-		seen[r.note] = true
-		hits = append(hits, Hit{ChunkID: s.id, NoteID: r.note, Score: s.score})
+		seen[n] = true
+		hits = append(hits, Hit{ChunkID: s.id, NoteID: n, Score: s.score})
 		if len(hits) == limit {
 			break
 		}
 	}
-	return hits, nil
+	return hits
 }

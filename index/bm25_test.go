@@ -289,3 +289,54 @@ func TestFTSTotals(t *testing.T) {
 		t.Errorf("FTS5 totals %d rows, %d tokens; the index has %d chunks of %d tokens", rows, tokens, chunks, sum)
 	}
 }
+
+// A cursor's seek lands where a walk would, over lists of one to many blocks.
+func TestPostingSeek(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	for _, n := range []int{1, 63, 64, 65, 1000} {
+		var enc listEncoder
+		var want []posting
+		id := int64(0)
+		for i := 0; i < n; i++ {
+			id += 1 + rng.Int63n(1<<uint(rng.Intn(20)))
+			p := posting{id: id, title: uint32(rng.Intn(3)), body: uint32(rng.Intn(40)), n: uint32(rng.Intn(900))}
+			if err := enc.add(p); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, p)
+		}
+		if err := enc.add(posting{id: id}); err == nil {
+			t.Fatal("a chunk out of order was accepted")
+		}
+		data := enc.bytes()
+		got, err := decodePostings(data)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d postings: decoded %d (%v)", n, len(got), err)
+		}
+		c := postingCursor{data: data}
+		c.next()
+		i := 0
+		for target := int64(0); target <= id+10; target += 1 + rng.Int63n(1<<uint(rng.Intn(22))) {
+			c.seek(target)
+			for i < len(want) && want[i].id < target {
+				i++
+			}
+			if i == len(want) {
+				if !c.done {
+					t.Fatalf("%d postings: seek(%d) found %d past the end", n, target, c.cur.id)
+				}
+				break
+			}
+			if c.done || c.cur != want[i] {
+				t.Fatalf("%d postings: seek(%d) = %+v (done %v), want %+v", n, target, c.cur, c.done, want[i])
+			}
+		}
+		// A cut list is an error, or (cut between blocks) a shorter list;
+		// never a panic.
+		for cut := 1; cut < len(data); cut += 1 + len(data)/7 {
+			if ps, err := decodePostings(data[:cut]); err == nil && len(ps) >= n {
+				t.Errorf("%d postings cut at %d of %d bytes: %d decoded without error", n, cut, len(data), len(ps))
+			}
+		}
+	}
+}

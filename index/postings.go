@@ -20,9 +20,8 @@ import (
 // chunks_fts (ftsTokenize) in a private in-memory SQLite database, so a term
 // here is a term there, stemming and case folding included.
 //
-// kw_postings(term, df, data): data is, per chunk in id order, uvarint(id -
-// previous id), uvarint(count in title), uvarint(count in body),
-// uvarint(tokens in the chunk, both columns).
+// kw_postings(term, df, data): data is the term's chunks in id order, in
+// blocks (listEncoder).
 
 // ftsTokenize is the tokenizer of chunks_fts, and of the tokenizer below.
 const ftsTokenize = `porter unicode61`
@@ -34,36 +33,142 @@ type posting struct {
 	n           uint32 // the chunk's tokens, both columns
 }
 
-func appendPosting(buf []byte, prev int64, p posting) []byte {
-	buf = binary.AppendUvarint(buf, uint64(p.id-prev))
-	buf = binary.AppendUvarint(buf, uint64(p.title))
-	buf = binary.AppendUvarint(buf, uint64(p.body))
-	return binary.AppendUvarint(buf, uint64(p.n))
+// A list is a run of blocks of at most blockSize postings, so a search can
+// step over a block whose chunks it does not need (bm25.go's MaxScore): each
+// block is uvarint(postings), uvarint(its last id - the previous block's last
+// id), uvarint(bytes of postings), then per posting uvarint(id - previous
+// id), uvarint(count in title), uvarint(count in body), uvarint(chunk tokens).
+const blockSize = 64
+
+// listEncoder writes a list from postings in increasing id order.
+type listEncoder struct {
+	buf   []byte
+	block []posting
+	last  int64 // the last id of the last block written
+	df    int
+}
+
+func (e *listEncoder) add(p posting) error {
+	if e.df > 0 && p.id <= e.lastID() {
+		return fmt.Errorf("keyword postings: chunk %d after chunk %d", p.id, e.lastID())
+	}
+	e.block = append(e.block, p)
+	e.df++
+	if len(e.block) == blockSize {
+		e.flush()
+	}
+	return nil
+}
+
+func (e *listEncoder) lastID() int64 {
+	if len(e.block) > 0 {
+		return e.block[len(e.block)-1].id
+	}
+	return e.last
+}
+
+func (e *listEncoder) flush() {
+	if len(e.block) == 0 {
+		return
+	}
+	var body []byte
+	prev := e.last
+	for _, p := range e.block {
+		body = binary.AppendUvarint(body, uint64(p.id-prev))
+		body = binary.AppendUvarint(body, uint64(p.title))
+		body = binary.AppendUvarint(body, uint64(p.body))
+		body = binary.AppendUvarint(body, uint64(p.n))
+		prev = p.id
+	}
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(e.block)))
+	e.buf = binary.AppendUvarint(e.buf, uint64(prev-e.last))
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(body)))
+	e.buf = append(e.buf, body...)
+	e.last, e.block = prev, e.block[:0]
+}
+
+// bytes ends the list.
+func (e *listEncoder) bytes() []byte {
+	e.flush()
+	return e.buf
 }
 
 // postingCursor walks an encoded list.
 type postingCursor struct {
-	data []byte
-	cur  posting
-	done bool
-	err  error
+	data      []byte // from the current block's postings on
+	cur       posting
+	left      int    // postings left in the current block
+	blockLast int64  // the current block's last id
+	after     []byte // the list after the current block
+	done      bool
+	err       error
 }
 
-func (c *postingCursor) next() {
+func (c *postingCursor) fail() {
+	c.done, c.err = true, fmt.Errorf("%w: a keyword posting list is damaged; run `vault-rag reindex`", ErrCorrupt)
+}
+
+func (c *postingCursor) uvarint() uint64 {
+	x, k := binary.Uvarint(c.data)
+	if k <= 0 {
+		c.fail()
+		return 0
+	}
+	c.data = c.data[k:]
+	return x
+}
+
+// header reads a block header; false at the end of the list.
+func (c *postingCursor) header() (size int, ok bool) {
 	if len(c.data) == 0 {
 		c.done = true
+		return 0, false
+	}
+	n, dLast, bytes := c.uvarint(), c.uvarint(), c.uvarint()
+	if c.done || n == 0 || bytes > uint64(len(c.data)) {
+		c.fail()
+		return 0, false
+	}
+	c.left, c.blockLast, c.after = int(n), c.blockLast+int64(dLast), c.data[bytes:]
+	return int(bytes), true
+}
+
+// next moves to the next posting.
+func (c *postingCursor) next() {
+	if c.done {
 		return
 	}
-	var v [4]uint64
-	for i := range v {
-		x, k := binary.Uvarint(c.data)
-		if k <= 0 {
-			c.done, c.err = true, fmt.Errorf("%w: a keyword posting list is damaged; run `vault-rag reindex`", ErrCorrupt)
+	if c.left == 0 {
+		if _, ok := c.header(); !ok {
 			return
 		}
-		v[i], c.data = x, c.data[k:]
 	}
-	c.cur = posting{id: c.cur.id + int64(v[0]), title: uint32(v[1]), body: uint32(v[2]), n: uint32(v[3])}
+	dID, title, body, n := c.uvarint(), c.uvarint(), c.uvarint(), c.uvarint()
+	if c.done {
+		return
+	}
+	c.left--
+	c.cur = posting{id: c.cur.id + int64(dID), title: uint32(title), body: uint32(body), n: uint32(n)}
+}
+
+// seek moves to the first posting with an id of at least id, stepping over
+// whole blocks that end before it.
+func (c *postingCursor) seek(id int64) {
+	for !c.done && c.cur.id < id {
+		if c.left > 0 && c.blockLast < id { // the rest of this block is before id
+			c.data, c.cur.id, c.left = c.after, c.blockLast, 0
+		}
+		if c.left == 0 {
+			if _, ok := c.header(); !ok {
+				return
+			}
+			if c.blockLast < id {
+				c.data, c.cur.id, c.left = c.after, c.blockLast, 0
+				continue
+			}
+		}
+		c.next()
+	}
 }
 
 func decodePostings(data []byte) ([]posting, error) {
@@ -252,21 +357,15 @@ type kwWriter struct {
 	pending [][2]string // texts not yet tokenized
 	ids     []int64
 	// full build
-	lists map[string]*encodedList
+	lists map[string]*listEncoder
 	// incremental build
 	added   map[string][]posting
 	removed map[int64]bool
 	touched map[string]bool
 }
 
-type encodedList struct {
-	buf  []byte
-	last int64
-	df   int
-}
-
 func newKWWriter(full bool) *kwWriter {
-	return &kwWriter{full: full, lists: map[string]*encodedList{}, added: map[string][]posting{}, removed: map[int64]bool{}, touched: map[string]bool{}}
+	return &kwWriter{full: full, lists: map[string]*listEncoder{}, added: map[string][]posting{}, removed: map[int64]bool{}, touched: map[string]bool{}}
 }
 
 // add queues a chunk's text as chunks_fts holds it.
@@ -297,15 +396,12 @@ func (w *kwWriter) tokenizePending(ctx context.Context) error {
 			}
 			l := w.lists[term]
 			if l == nil {
-				l = &encodedList{}
+				l = &listEncoder{}
 				w.lists[term] = l
 			}
-			if l.df > 0 && id <= l.last {
-				return fmt.Errorf("keyword postings: chunk %d added after chunk %d", id, l.last)
+			if err := l.add(p); err != nil {
+				return err
 			}
-			l.buf = appendPosting(l.buf, l.last, p)
-			l.last = id
-			l.df++
 		}
 	}
 	w.pending, w.ids = w.pending[:0], w.ids[:0]
@@ -346,11 +442,11 @@ func (w *kwWriter) flush(ctx context.Context, tx *sql.Tx) error {
 		slices.Sort(terms)
 		for _, t := range terms {
 			l := w.lists[t]
-			if _, err := put.ExecContext(ctx, t, l.df, l.buf); err != nil {
+			if _, err := put.ExecContext(ctx, t, l.df, l.bytes()); err != nil {
 				return fmt.Errorf("keyword postings: %w", err)
 			}
 		}
-		w.lists = map[string]*encodedList{}
+		w.lists = map[string]*listEncoder{}
 		return nil
 	}
 	for t := range w.added {
@@ -394,16 +490,13 @@ func (w *kwWriter) flush(ctx context.Context, tx *sql.Tx) error {
 			}
 			continue
 		}
-		var buf []byte
-		prev := int64(0)
-		for i, p := range list {
-			if i > 0 && p.id == prev {
-				return fmt.Errorf("keyword postings: chunk %d twice in the list of %q", p.id, t)
+		var enc listEncoder
+		for _, p := range list {
+			if err := enc.add(p); err != nil {
+				return fmt.Errorf("%w (the list of %q)", err, t)
 			}
-			buf = appendPosting(buf, prev, p)
-			prev = p.id
 		}
-		if _, err := put.ExecContext(ctx, t, len(list), buf); err != nil {
+		if _, err := put.ExecContext(ctx, t, enc.df, enc.bytes()); err != nil {
 			return fmt.Errorf("keyword postings: %w", err)
 		}
 	}
