@@ -216,7 +216,9 @@ func Diff(old, cur Baseline) DiffResult {
 			ids[id] = true
 		}
 		for _, id := range sortedKeys(ids) {
-			if fmt.Sprint(o.Ranks[id]) == fmt.Sprint(c.Ranks[id]) && o.NDCG[id] == c.NDCG[id] {
+			// As written: a baseline read from disk holds four decimals, this
+			// run's figures all of theirs.
+			if fmt.Sprint(o.Ranks[id]) == fmt.Sprint(c.Ranks[id]) && fixed(o.NDCG[id]) == fixed(c.NDCG[id]) {
 				continue
 			}
 			line := fmt.Sprintf("%s: query %s: relevant ranks %v → %v, nDCG@10 %s → %s", c.Name, id, o.Ranks[id], c.Ranks[id], fixed(o.NDCG[id]), fixed(c.NDCG[id]))

@@ -70,6 +70,15 @@ func TestDiffNearTies(t *testing.T) {
 			return b
 		}(), changes: 1, changeHas: "status"},
 		{name: "stamp", cur: func() Baseline { b := gateBaseline(); b.Stamp = "def"; return b }(), changes: 1, changeHas: "index stamp"},
+		// A baseline read from disk has four decimals, a run all of them: a
+		// difference below the fourth is none (here beside a stamp change,
+		// which makes the files differ).
+		{name: "stamp, and figures equal to four decimals", cur: func() Baseline {
+			b := gateBaseline()
+			b.Stamp = "def"
+			b.Configs[0].NDCG = map[string]Fixed4{"q1": 1, "q2": 0.60000321}
+			return b
+		}(), changes: 1, changeHas: "index stamp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := Diff(old, tc.cur)
