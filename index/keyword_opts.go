@@ -8,10 +8,10 @@ import (
 // KeywordChunks runs an FTS5 match expression with bm25 column weights (title,
 // body) and returns matching chunks, best first, at most limit chunks (a note
 // may appear more than once): what a keyword stage needs for weighted columns
-// or for a note-level score summed over a note's chunks. Like Keyword, the
-// match runs first, materialised and uncut (a note-level score needs every
-// chunk); ties in bm25 go to the lower chunk id. Score
-// is -bm25 (higher is better).
+// or for a note-level score summed over a note's chunks. It runs on the
+// keyword postings (bm25.go) like Keyword, cut to limit and widened when
+// filters drop chunks; ties in bm25 go to the lower chunk id. Score is -bm25
+// (higher is better).
 func (d *DB) KeywordChunks(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
 	if _, _, err := rankWeights(titleWeight, bodyWeight); err != nil {
 		return nil, err

@@ -363,15 +363,15 @@ func (f Filter) where() (string, []any) {
 // chunk, best first, at most limit notes. Ties in bm25 are broken by chunk id,
 // so the order is total. Score is -bm25 (higher is better).
 //
-// FTS5 scores every matching row whatever the LIMIT (a four-word query of
-// common words scores 46k of 138k chunks); what the old query added on top —
-// materialising every match, joining each to its note and ranking each note's
-// chunks with a window function — is gone: the match is cut to the first
-// `cap` rows of the total order (bm25, chunk id), the cut is joined and
-// filtered, and Go keeps each note's first chunk. A note's first chunk in the
-// total order is its best, so when the cut holds limit notes that pass the
-// filters the answer is exactly the uncut one; when it does not and the match
-// had more rows, the cut grows (×8, then no cut). See keywordCap.
+// The match is cut to the first `cap` chunks of the total order (bm25, chunk
+// id), the cut is joined and filtered, and Go keeps each note's first chunk.
+// A note's first chunk in the total order is its best, so when the cut holds
+// limit notes that pass the filters the answer is exactly the uncut one; when
+// it does not and more chunks match, the cut grows (×8, then no cut). See
+// keywordCap. The scores come from the keyword postings (bm25.go), which give
+// FTS5's bm25 without scoring every matching row as FTS5 must (a four-word
+// query of common words matches 46k of 137k chunks); KeywordFTS5 is the same
+// search by FTS5 alone.
 func (d *DB) Keyword(ctx context.Context, match string, limit int, f Filter) ([]Hit, error) {
 	return d.KeywordWeighted(ctx, match, 1, 1, limit, f)
 }
