@@ -38,17 +38,6 @@ var (
 	bm25B  = 0.75
 )
 
-// kwScored is a chunk and its bm25 (higher is better).
-type kwScored struct {
-	id    int64
-	score float64
-}
-
-// before is the total order of a keyword match: score, then chunk id.
-func (a kwScored) before(b kwScored) bool {
-	return a.score > b.score || (a.score == b.score && a.id < b.id)
-}
-
 // quotedTerms parses `"a" OR "b" OR ...` (matchTerms' form; "" inside a
 // quote is one ") into its terms; ok is false for any other expression.
 func quotedTerms(match string) (terms []string, ok bool) {
@@ -164,7 +153,7 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 
 // bm25Top returns the best cut chunks that hold a term of the plan, in the
 // total order (cut < 0: all), and whether more match.
-func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]kwScored, bool, error) {
+func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]scored[float64], bool, error) {
 	tx, err := d.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword search: %w", err)
@@ -215,7 +204,7 @@ func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]kwScored, bool
 // conversions stop a compiler from fusing a multiply and an add (which would
 // round once, not twice, and differ from SQLite's C). more reports that
 // chunks beyond the returned ones match.
-func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor, dfs map[string]int64, nRow, nTok int64, cut int) (top []kwScored, more bool, err error) {
+func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor, dfs map[string]int64, nRow, nTok int64, cut int) (top []scored[float64], more bool, err error) {
 	if nRow <= 0 {
 		nRow = 1
 	}
@@ -267,7 +256,7 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 		sum += t.ub
 		prefix[j] = sum
 	}
-	h := topHeap{cut: cut}
+	h := topN[float64]{n: cut}
 	matched := 0
 	skip := 0 // terms[:skip] are too small to make a chunk kept alone
 	for n := 0; ; n++ {
@@ -306,7 +295,7 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 			den := f + float64(k1*(oneMinusB+float64(b*D)/avgdl))
 			score += float64(idf[i] * (num / den))
 		}
-		h.push(kwScored{id, score})
+		h.offer(score, id)
 		for _, t := range terms {
 			if !t.c.done && t.c.cur.id == id {
 				t.c.next()
@@ -325,66 +314,6 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 		}
 	}
 	return h.sorted(), skip > 0 || matched > len(h.items), nil
-}
-
-// topHeap keeps the best cut items (all when cut < 0); its root is the worst
-// kept.
-type topHeap struct {
-	cut   int
-	items []kwScored
-}
-
-func (h *topHeap) push(s kwScored) {
-	if h.cut < 0 {
-		h.items = append(h.items, s)
-		return
-	}
-	if h.cut == 0 {
-		return
-	}
-	if len(h.items) < h.cut {
-		h.items = append(h.items, s)
-		for i := len(h.items) - 1; i > 0; {
-			p := (i - 1) / 2
-			if !h.items[p].before(h.items[i]) {
-				break
-			}
-			h.items[p], h.items[i] = h.items[i], h.items[p]
-			i = p
-		}
-		return
-	}
-	if !s.before(h.items[0]) {
-		return
-	}
-	h.items[0] = s
-	for i := 0; ; {
-		l, r, w := 2*i+1, 2*i+2, i
-		if l < len(h.items) && h.items[w].before(h.items[l]) {
-			w = l
-		}
-		if r < len(h.items) && h.items[w].before(h.items[r]) {
-			w = r
-		}
-		if w == i {
-			break
-		}
-		h.items[w], h.items[i] = h.items[i], h.items[w]
-		i = w
-	}
-}
-
-func (h *topHeap) sorted() []kwScored {
-	slices.SortFunc(h.items, func(a, b kwScored) int {
-		if a.before(b) {
-			return -1
-		}
-		if b.before(a) {
-			return 1
-		}
-		return 0
-	})
-	return h.items
 }
 
 // keywordPostings is KeywordWeighted (perNote) or KeywordChunks on the
@@ -420,7 +349,7 @@ func (d *DB) keywordPostings(ctx context.Context, match string, titleWeight, bod
 // keep joins ranked chunks to their notes and keeps, in rank order, those
 // whose note passes the filter (perNote: a note's first chunk only), at most
 // limit.
-func (d *DB) keep(ctx context.Context, top []kwScored, where string, args []any, limit int, perNote bool) ([]Hit, error) {
+func (d *DB) keep(ctx context.Context, top []scored[float64], where string, args []any, limit int, perNote bool) ([]Hit, error) {
 	if len(top) == 0 {
 		return nil, nil
 	}
@@ -466,7 +395,7 @@ func (d *DB) keep(ctx context.Context, top []kwScored, where string, args []any,
 
 // keepRanked keeps, in rank order, the chunks whose note passes (perNote: a
 // note's first chunk only), at most limit.
-func keepRanked(top []kwScored, note func(int64) (int64, bool), limit int, perNote bool) []Hit {
+func keepRanked(top []scored[float64], note func(int64) (int64, bool), limit int, perNote bool) []Hit {
 	var hits []Hit
 	seen := map[int64]bool{}
 	for _, s := range top {

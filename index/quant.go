@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"sort"
 	"sync"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
@@ -250,7 +249,7 @@ func (s *codeSet) nearest(q []float32, n int) []int64 {
 			t[x] = t[x^low] + qi
 		}
 	}
-	h := topN{n: n}
+	h := topN[float32]{n: n}
 	for i := range s.ids {
 		c := s.codes[i*s.words : (i+1)*s.words]
 		var sc float32
@@ -261,64 +260,12 @@ func (s *codeSet) nearest(q []float32, n int) []int64 {
 		}
 		h.offer(sc, s.ids[i])
 	}
-	sort.Slice(h.items, func(i, j int) bool { return h.items[i].better(h.items[j]) })
-	out := make([]int64, len(h.items))
-	for i, it := range h.items {
+	best := h.sorted()
+	out := make([]int64, len(best))
+	for i, it := range best {
 		out[i] = it.id
 	}
 	return out
-}
-
-type scored struct {
-	score float32
-	id    int64
-}
-
-func (a scored) better(b scored) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return a.id < b.id
-}
-
-// topN keeps the n best items offered: a heap with the worst kept at the root.
-type topN struct {
-	n     int
-	items []scored
-}
-
-func (h *topN) offer(score float32, id int64) {
-	it := scored{score, id}
-	if len(h.items) < h.n {
-		h.items = append(h.items, it)
-		for i := len(h.items) - 1; i > 0; { // sift up
-			p := (i - 1) / 2
-			if !h.items[p].better(h.items[i]) {
-				break
-			}
-			h.items[p], h.items[i] = h.items[i], h.items[p]
-			i = p
-		}
-		return
-	}
-	if h.n == 0 || !it.better(h.items[0]) {
-		return
-	}
-	h.items[0] = it
-	for i := 0; ; { // sift down
-		l, r, w := 2*i+1, 2*i+2, i
-		if l < len(h.items) && h.items[w].better(h.items[l]) {
-			w = l
-		}
-		if r < len(h.items) && h.items[w].better(h.items[r]) {
-			w = r
-		}
-		if w == i {
-			break
-		}
-		h.items[i], h.items[w] = h.items[w], h.items[i]
-		i = w
-	}
 }
 
 // Candidates is how many chunks the binary pass of a k-nearest search
