@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/vault-rag/vault-rag/pipeline"
 )
 
 // Fixed4 is a number written with four decimals, so a baseline diff shows a
@@ -37,12 +40,15 @@ func metricsOf(s Scores) Metrics {
 // Baseline is baselines/<dataset>.json: every configuration's figures and
 // per-query ranks, in a stable order.
 type Baseline struct {
-	Dataset string           `json:"dataset"`
-	Queries int              `json:"queries"`
-	Notes   int              `json:"notes"`
-	Chunks  int              `json:"chunks"`
-	Stamp   string           `json:"index_stamp"`
-	Configs []BaselineConfig `json:"configs"`
+	Dataset string `json:"dataset"`
+	// Embedder is the model the dataset was indexed with: the gate's
+	// (models.Manifest.GateModel), whose scores agree across CPUs.
+	Embedder string           `json:"embedder"`
+	Queries  int              `json:"queries"`
+	Notes    int              `json:"notes"`
+	Chunks   int              `json:"chunks"`
+	Stamp    string           `json:"index_stamp"`
+	Configs  []BaselineConfig `json:"configs"`
 }
 
 // BaselineConfig is one configuration's committed figures.
@@ -71,7 +77,7 @@ type BaselineConfig struct {
 
 // BaselineOf turns a run into its committed form.
 func BaselineOf(r *DatasetRun) Baseline {
-	b := Baseline{Dataset: r.Dataset.Name, Queries: len(r.Dataset.Queries), Notes: r.Notes, Chunks: r.Chunks, Stamp: r.Stamp}
+	b := Baseline{Dataset: r.Dataset.Name, Embedder: r.Embedder, Queries: len(r.Dataset.Queries), Notes: r.Notes, Chunks: r.Chunks, Stamp: r.Stamp}
 	for _, c := range r.Configs {
 		bc := BaselineConfig{Name: c.Name, Status: "ok"}
 		if c.Skipped != "" {
@@ -156,9 +162,23 @@ type DiffResult struct {
 	// Changes are real differences: the gate fails on any.
 	Changes []string
 	// Flips are differences explained by near-ties that both runs saw: the
-	// result of another CPU's kernels, reported and allowed.
+	// result of another CPU's kernels, reported and allowed while they stay
+	// rare (MaxWaved).
 	Flips []string
+	// Compared counts the per-query results (configuration × query) both
+	// runs hold; Waved those among them that moved and were let through as
+	// near-tie flips.
+	Compared, Waved int
 }
+
+// TooManyWaved says whether more results were waved through than
+// pipeline.MaxWavedShare allows.
+func (r DiffResult) TooManyWaved() bool {
+	return float64(r.Waved) > pipeline.MaxWavedShare*float64(r.Compared)
+}
+
+// Failed says whether the gate fails: a real change, or too many flips.
+func (r DiffResult) Failed() bool { return len(r.Changes) > 0 || r.TooManyWaved() }
 
 // withoutNearTies is a baseline with the near-tie sets dropped: they describe
 // a run's margins, not its results, and differ at their edges between CPUs.
@@ -179,6 +199,7 @@ func withoutNearTies(b Baseline) Baseline {
 // status, a configuration run or not) must match exactly.
 func Diff(old, cur Baseline) DiffResult {
 	var r DiffResult
+	r.Compared = compared(old, cur)
 	oldRaw, _ := withoutNearTies(old).Encode()
 	curRaw, _ := withoutNearTies(cur).Encode()
 	if bytes.Equal(oldRaw, curRaw) {
@@ -187,6 +208,9 @@ func Diff(old, cur Baseline) DiffResult {
 	change := func(format string, args ...any) { r.Changes = append(r.Changes, fmt.Sprintf(format, args...)) }
 	if old.Queries != cur.Queries || old.Notes != cur.Notes || old.Chunks != cur.Chunks {
 		change("dataset: queries %d → %d, notes %d → %d, chunks %d → %d", old.Queries, cur.Queries, old.Notes, cur.Notes, old.Chunks, cur.Chunks)
+	}
+	if old.Embedder != cur.Embedder {
+		change("embedder: %s → %s (the gate records with %s)", old.Embedder, cur.Embedder, old.Embedder)
 	}
 	if old.Stamp != cur.Stamp {
 		change("index stamp: %s → %s (the vault, the embedder or the schema changed)", short(old.Stamp), short(cur.Stamp))
@@ -249,6 +273,7 @@ func Diff(old, cur Baseline) DiffResult {
 		}
 		r.Changes = append(r.Changes, real...)
 		r.Flips = append(r.Flips, flips...)
+		r.Waved += len(flips)
 		for _, m := range means {
 			if len(real) == 0 && len(flips) > 0 {
 				r.Flips = append(r.Flips, m+" (moved only by the near-tie flips above)")
@@ -266,6 +291,28 @@ func Diff(old, cur Baseline) DiffResult {
 		change("the baseline file differs from what this run would write (formatting or order)")
 	}
 	return r
+}
+
+// compared counts the per-query results of the configurations both
+// baselines ran with the same status.
+func compared(old, cur Baseline) int {
+	olds := map[string]BaselineConfig{}
+	for _, c := range old.Configs {
+		olds[c.Name] = c
+	}
+	n := 0
+	for _, c := range cur.Configs {
+		o, ok := olds[c.Name]
+		if !ok || o.Status != c.Status {
+			continue
+		}
+		for id := range c.Ranks {
+			if _, ok := o.Ranks[id]; ok {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // unexplained names the first relevant note whose move the near-tied notes
@@ -350,4 +397,29 @@ func short(s string) string {
 		return s[:12]
 	}
 	return strings.TrimSpace(s)
+}
+
+// Print writes what the gate found for one dataset: the near-tie flips it let
+// through and how many of the compared results they are, then the real
+// changes, or that the dataset matches.
+func (r DiffResult) Print(w io.Writer, dataset, path string) {
+	limit := int(pipeline.MaxWavedShare * float64(r.Compared))
+	fmt.Fprintf(w, "eval --check: %s: %d per-query results compared, %d waved through as near-tie flips (at most %d, 1 %%)\n", dataset, r.Compared, r.Waved, limit)
+	if len(r.Flips) > 0 {
+		fmt.Fprintf(w, "eval --check: %s: near-tie flips (notes within the tolerance of each other in both runs):\n", dataset)
+		for _, d := range r.Flips {
+			fmt.Fprintln(w, "  "+d)
+		}
+	}
+	if r.TooManyWaved() {
+		fmt.Fprintf(w, "eval --check: %s: %d near-tie flips are more than 1 %% of %d results: that is a change, not noise\n", dataset, r.Waved, r.Compared)
+	}
+	if len(r.Changes) > 0 {
+		fmt.Fprintf(w, "eval --check: %s differs from %s in %d places:\n", dataset, path, len(r.Changes))
+		for _, d := range r.Changes {
+			fmt.Fprintln(w, "  "+d)
+		}
+	} else if !r.TooManyWaved() {
+		fmt.Fprintf(w, "eval --check: %s matches %s\n", dataset, path)
+	}
 }

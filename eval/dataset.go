@@ -35,6 +35,11 @@ type Dataset struct {
 	Graded    bool   // judgements use more than one grade
 	Source    string // where it was read from
 	Hash      string // sha256 of the source files: the index is rebuilt when it changes
+	// Expansions are the client's keywords and hypothetical answer per query
+	// id (nil: the dataset has none); ExpansionsSource is the file they came
+	// from.
+	Expansions       map[string]Expansion
+	ExpansionsSource string
 }
 
 // queriesFile is eval/queries.json.

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"fmt"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -90,6 +92,67 @@ func TestDiffNearTies(t *testing.T) {
 			}
 			if tc.flipHas != "" && !strings.Contains(strings.Join(d.Flips, "\n"), tc.flipHas) {
 				t.Errorf("flips %q do not mention %q", d.Flips, tc.flipHas)
+			}
+		})
+	}
+}
+
+// wideBaseline is a one-configuration baseline of n queries, each with its
+// relevant note at rank 2 beside a near-tied note.
+func wideBaseline(n int) Baseline {
+	c := BaselineConfig{Name: "hybrid", Status: "ok", Metrics: &Metrics{NDCG10: 0.6},
+		Ranks: map[string][]int{}, NDCG: map[string]Fixed4{}, NearTies: map[string][]string{}, Found: map[string]map[string]int{}}
+	for i := range n {
+		id := fmt.Sprintf("q%03d", i)
+		c.Ranks[id], c.NDCG[id] = []int{2}, 0.6
+		c.NearTies[id] = []string{"a.md", "r.md"}
+		c.Found[id] = map[string]int{"r.md": 2}
+	}
+	return Baseline{Dataset: "t", Queries: n, Notes: 5, Chunks: 7, Stamp: "abc", Configs: []BaselineConfig{c}}
+}
+
+// flipped moves the relevant note of the first k queries from rank 2 to 1, a
+// move the near-tie (seen in both runs) explains, and the mean with them.
+func flipped(b Baseline, k int) Baseline {
+	c := b.Configs[0]
+	c.Ranks, c.NDCG, c.Found = maps.Clone(c.Ranks), maps.Clone(c.NDCG), maps.Clone(c.Found)
+	for i := range k {
+		id := fmt.Sprintf("q%03d", i)
+		c.Ranks[id], c.NDCG[id], c.Found[id] = []int{1}, 1, map[string]int{"r.md": 1}
+	}
+	c.Metrics = &Metrics{NDCG10: Fixed4(0.6 + 0.4*float64(k)/float64(b.Queries))}
+	b.Configs = []BaselineConfig{c}
+	return b
+}
+
+// TestDiffWavedShare: near-tie flips are counted against the results
+// compared, and more than 1 % of them fails the gate even when each one alone
+// would be explained.
+func TestDiffWavedShare(t *testing.T) {
+	for _, tc := range []struct {
+		queries, flips int
+		fail           bool
+	}{
+		{300, 0, false},
+		{300, 3, false}, // exactly 1 %
+		{300, 4, true},
+		{50, 1, true},
+	} {
+		t.Run(fmt.Sprintf("%d of %d", tc.flips, tc.queries), func(t *testing.T) {
+			d := Diff(wideBaseline(tc.queries), flipped(wideBaseline(tc.queries), tc.flips))
+			if d.Compared != tc.queries || d.Waved != tc.flips {
+				t.Fatalf("compared %d, waved %d; want %d, %d", d.Compared, d.Waved, tc.queries, tc.flips)
+			}
+			if len(d.Changes) != 0 {
+				t.Fatalf("changes %q: every flip here is explained", d.Changes)
+			}
+			if d.Failed() != tc.fail {
+				t.Errorf("failed %v, want %v", d.Failed(), tc.fail)
+			}
+			var out strings.Builder
+			d.Print(&out, "t", "baselines/t.json")
+			if want := fmt.Sprintf("%d waved through", tc.flips); !strings.Contains(out.String(), want) {
+				t.Errorf("the report does not say %q:\n%s", want, out.String())
 			}
 		})
 	}

@@ -74,6 +74,65 @@ func kindRows(r *DatasetRun) ([]string, [][]string) {
 	return head, rows
 }
 
+// expansionRows put each configuration that reads the client's texts beside
+// itself without them: nDCG@10 without, with the client's expansions, with an
+// echo of the question, and with another query's expansions, overall and by
+// query kind, and the client's gain with its p.
+func expansionRows(r *DatasetRun) ([]string, [][]string) {
+	rows := map[string]map[string]*ConfigRun{}
+	var order []string
+	for _, c := range r.Configs {
+		if c.Skipped != "" {
+			continue
+		}
+		if rows[c.Config] == nil {
+			rows[c.Config] = map[string]*ConfigRun{}
+			order = append(order, c.Config)
+		}
+		rows[c.Config][c.Variant] = c
+	}
+	kinds := queryKinds(r)
+	head := []string{"configuration", "without", "+client", "Δ", "p", "+echo", "+mismatched"}
+	for _, k := range kinds {
+		head = append(head, k+" without", k+" +client")
+	}
+	var out [][]string
+	for _, name := range order {
+		v := rows[name]
+		plain, client := v[""], v[VariantClient]
+		if plain == nil || client == nil {
+			continue
+		}
+		cmp := Compare(plain, client)
+		row := []string{name, f4(plain.Mean.NDCG), f4(client.Mean.NDCG), fmt.Sprintf("%+.4f", cmp.Delta), fmt.Sprintf("%.4f", cmp.P), "—", "—"}
+		if e := v[VariantEcho]; e != nil {
+			row[5] = f4(e.Mean.NDCG)
+		}
+		if m := v[VariantMismatched]; m != nil {
+			row[6] = f4(m.Mean.NDCG)
+		}
+		for _, k := range kinds {
+			row = append(row, f4(plain.ByKind[k].NDCG), f4(client.ByKind[k].NDCG))
+		}
+		out = append(out, row)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return head, out
+}
+
+// queryKinds are the dataset's query kinds, sorted.
+func queryKinds(r *DatasetRun) []string {
+	seen := map[string]bool{}
+	for _, q := range r.Dataset.Queries {
+		if q.Kind != "" {
+			seen[q.Kind] = true
+		}
+	}
+	return sortedKeys(seen)
+}
+
 // Comparisons pairs every configuration that ran with the reference one.
 func Comparisons(r *DatasetRun, reference string) []Comparison {
 	var base *ConfigRun
@@ -113,6 +172,7 @@ func PrintTables(w io.Writer, r *DatasetRun, reference string) {
 	table := func(head []string, rows [][]string) { printTable(w, head, rows) }
 	table(summaryRows(r))
 	table(kindRows(r))
+	table(expansionRows(r))
 	table(compareRows(Comparisons(r, reference)))
 }
 
@@ -157,6 +217,7 @@ func MarkdownTables(w io.Writer, r *DatasetRun, reference string) {
 	md := mdTable(w)
 	md(summaryRows(r))
 	md(kindRows(r))
+	md(expansionRows(r))
 	md(compareRows(Comparisons(r, reference)))
 }
 

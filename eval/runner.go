@@ -32,9 +32,16 @@ type Options struct {
 	Configs  []*pipeline.Config
 	Registry *models.Registry
 	WorkDir  string // where dataset indexes are kept (data/eval)
-	Embedder string // the model datasets are indexed with (default models.DefaultEmbedder)
+	// Embedder is the model datasets are indexed with; "" is the gate's
+	// (models.Manifest.GateModel of models.DefaultEmbedder: the fp32
+	// original, whose scores agree across CPUs).
+	Embedder string
 	Now      time.Time
 	Log      func(string)
+	// Variants are the rows run for a configuration that reads the client's
+	// expansions, when the dataset has them: "" (none) and the names of
+	// Variants. Nil runs them all; a sweep runs one.
+	Variants []string
 
 	// IndexWith and Models stand in for Registry (tests use the models/bow
 	// embedder): datasets are indexed with IndexWith and stages get their
@@ -45,16 +52,19 @@ type Options struct {
 
 // DatasetRun is every configuration's run over one dataset.
 type DatasetRun struct {
-	Dataset *Dataset
-	Stamp   string // the index's build stamp
-	Notes   int
-	Chunks  int
-	Configs []*ConfigRun
+	Dataset  *Dataset
+	Embedder string // the model the dataset was indexed with
+	Stamp    string // the index's build stamp
+	Notes    int
+	Chunks   int
+	Configs  []*ConfigRun
 }
 
 // ConfigRun is one configuration over one dataset.
 type ConfigRun struct {
-	Name        string
+	Name        string // the row: the configuration's name, with " +variant" when run with expansions
+	Config      string // the configuration's own name
+	Variant     string // "" or one of Variants
 	Description string
 	File        string
 	Skipped     string // why it did not run ("model not installed: ...")
@@ -96,7 +106,11 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 	var emb index.Embedder = opts.IndexWith
 	mods := opts.Models
 	if emb == nil || mods == nil {
-		e, err := opts.Registry.Embedder(ctx, opts.Embedder)
+		name := opts.Embedder
+		if name == "" {
+			name = opts.Registry.Manifest().GateModel(models.DefaultEmbedder)
+		}
+		e, err := opts.Registry.Embedder(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("eval needs the embedder to index %s: %w", ds.Name, err)
 		}
@@ -118,22 +132,31 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 		return nil, err
 	}
 	env := &stages.Env{DB: db, Models: mods, Passages: stages.NewVectorCache(50000)}
-	out := &DatasetRun{Dataset: ds, Stamp: stamp, Notes: stats.Notes, Chunks: stats.Chunks}
+	out := &DatasetRun{Dataset: ds, Embedder: emb.Name(), Stamp: stamp, Notes: stats.Notes, Chunks: stats.Chunks}
 	for _, cfg := range opts.Configs {
 		var reg *models.Registry
 		if opts.IndexWith == nil || opts.Models == nil {
 			reg = opts.Registry
 		}
-		cr, err := runConfig(ctx, env, ds, cfg, now, reg)
-		if err != nil {
-			return nil, err
+		variants := []string{""}
+		if ds.Expansions != nil && ReadsExpansions(cfg) {
+			variants = opts.Variants
+			if variants == nil {
+				variants = append([]string{""}, Variants...)
+			}
 		}
-		if cr.Skipped != "" {
-			logf("%s / %s: skipped (%s)", ds.Name, cfg.Name, cr.Skipped)
-		} else {
-			logf("%s / %s: nDCG@10 %.4f  MRR@10 %.4f  R@10 %.4f", ds.Name, cfg.Name, cr.Mean.NDCG, cr.Mean.MRR, cr.Mean.Recall[10])
+		for _, v := range variants {
+			cr, err := runConfig(ctx, env, ds, cfg, v, now, reg)
+			if err != nil {
+				return nil, err
+			}
+			if cr.Skipped != "" {
+				logf("%s / %s: skipped (%s)", ds.Name, cr.Name, cr.Skipped)
+			} else {
+				logf("%s / %s: nDCG@10 %.4f  MRR@10 %.4f  R@10 %.4f", ds.Name, cr.Name, cr.Mean.NDCG, cr.Mean.MRR, cr.Mean.Recall[10])
+			}
+			out.Configs = append(out.Configs, cr)
 		}
-		out.Configs = append(out.Configs, cr)
 	}
 	return out, nil
 }
@@ -164,10 +187,15 @@ func EnsureIndex(ctx context.Context, emb index.Embedder, vaultPath, dbPath stri
 	return stamp, os.WriteFile(stampFile, []byte(stamp+"\n"), 0o644)
 }
 
-// runConfig runs one configuration over a dataset's queries; reg (nil under
-// test doubles) is asked up front which models are missing.
-func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.Config, now time.Time, reg *models.Registry) (*ConfigRun, error) {
-	cr := &ConfigRun{Name: cfg.Name, Description: cfg.Description, File: cfg.File}
+// runConfig runs one configuration over a dataset's queries, with the
+// client's expansions of the variant ("" for none); reg (nil under test
+// doubles) is asked up front which models are missing.
+func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.Config, variant string, now time.Time, reg *models.Registry) (*ConfigRun, error) {
+	cr := &ConfigRun{Name: VariantName(cfg.Name, variant), Config: cfg.Name, Variant: variant, Description: cfg.Description, File: cfg.File}
+	var shuffled []int
+	if variant == VariantMismatched {
+		shuffled = Mismatch(ds.Name, len(ds.Queries))
+	}
 	tol := pipeline.ScoreTolerance
 	if reg != nil {
 		tol = pipeline.Tolerance(cfg, reg.Manifest(), env.DB.Meta("embedder"))
@@ -191,9 +219,10 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 	}
 	var all []Scores
 	byKind := map[string][]Scores{}
-	for _, q := range ds.Queries {
+	for i, q := range ds.Queries {
+		x := expansionFor(ds, variant, i, shuffled)
 		t0 := time.Now()
-		res, st, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: q.Text, Now: now, K: Depth})
+		res, st, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: q.Text, Keywords: x.Keywords, Answer: x.Answer, Now: now, K: Depth})
 		took := time.Since(t0)
 		if errors.Is(err, models.ErrNotInstalled) {
 			cr.Skipped = "model not installed: " + err.Error()

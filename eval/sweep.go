@@ -25,6 +25,7 @@ const MaxGrid = 4096
 //	base: configs/hybrid.yaml       # a configuration file (relative to the root) or name
 //	folds: 5                        # default 5, at least 2
 //	seed: 1                         # fold assignment seed, default 1
+//	expansions: client              # score with the datasets' client expansions (default none)
 //	grid:                           # setting → the values to try
 //	  rrf.k: [20, 60]
 //	  keyword.limit: [40, 100]
@@ -43,6 +44,10 @@ type Sweep struct {
 	Folds       int
 	Seed        uint64
 	Axes        []Axis
+	// Expansions is the variant every point is scored with: "" (the user's
+	// question alone) or "client" (with the datasets' client expansions,
+	// which each dataset must then have).
+	Expansions string
 
 	baseDoc *yaml.Node // the base file's document, copied for every point
 }
@@ -152,8 +157,19 @@ func ParseSweep(file string, raw []byte, root string) (*Sweep, error) {
 			s.Seed = n
 		case "grid":
 			gridNode = v
+		case "expansions":
+			val, err := scalar(k, v)
+			if err != nil {
+				return nil, err
+			}
+			if val != "none" && val != VariantClient {
+				return nil, fail(v.Line, "expansions must be none or %s, not %q", VariantClient, val)
+			}
+			if val == VariantClient {
+				s.Expansions = val
+			}
 		default:
-			return nil, fail(k.Line, "unknown key %q (want name, description, base, folds, seed, grid)", k.Value)
+			return nil, fail(k.Line, "unknown key %q (want name, description, base, folds, seed, expansions, grid)", k.Value)
 		}
 	}
 	if s.Name == "" {

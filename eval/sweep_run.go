@@ -54,7 +54,11 @@ func RunSweep(ctx context.Context, sw *Sweep, datasets []*Dataset, opts Options)
 	res := &SweepResult{Sweep: sw, Points: points}
 	o := opts
 	o.Configs = cfgs
+	o.Variants = []string{sw.Expansions}
 	for _, ds := range datasets {
+		if sw.Expansions != "" && ds.Expansions == nil {
+			return nil, fmt.Errorf("sweep %s scores with the client's expansions, and dataset %s has none (pass --expansions DIR, or put client.json in its folder)", sw.Name, ds.Name)
+		}
 		run, err := Run(ctx, ds, o)
 		if err != nil {
 			return nil, err

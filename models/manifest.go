@@ -36,9 +36,19 @@ type Spec struct {
 	Pooling string `json:"pooling,omitempty"`
 	// StandInFor names the model this one stands in for as a measure of cost
 	// only: same encoder shape, no relevance head, scores that mean nothing.
-	StandInFor string   `json:"stand_in_for,omitempty"`
-	Files      []File   `json:"files"`
-	Sources    []Source `json:"sources"`
+	StandInFor string `json:"stand_in_for,omitempty"`
+	// Reference names the model this one approximates (an int8 export names
+	// its fp32 original). The regression gate records with the reference,
+	// whose scores agree across CPUs to 1e-6 (README "Reproducible"); this
+	// model's results move by more than rounding from one CPU to another, so
+	// it is checked against its reference instead, on the same machine: on
+	// every dataset, each shipped configuration's mean nDCG@10 within three
+	// standard errors of the reference's (eval.QualityBound), QualitySD being
+	// the measured standard deviation of the per-query difference.
+	Reference string   `json:"reference,omitempty"`
+	QualitySD float64  `json:"quality_sd,omitempty"`
+	Files     []File   `json:"files"`
+	Sources   []Source `json:"sources"`
 }
 
 // File is one file of a model.
@@ -81,6 +91,15 @@ func (m Manifest) Lookup(name string) (Spec, error) {
 		}
 	}
 	return Spec{}, fmt.Errorf("unknown model %q (models/manifest.json lists %s)", name, m.names())
+}
+
+// GateModel is the model the regression gate records with in place of the
+// named one: its Reference where it has one, else the model itself.
+func (m Manifest) GateModel(name string) string {
+	if s, err := m.Lookup(name); err == nil && s.Reference != "" {
+		return s.Reference
+	}
+	return name
 }
 
 func (m Manifest) names() string {

@@ -19,11 +19,17 @@ const MaxQueryBytes = 16 << 10
 
 // Request is one search.
 type Request struct {
-	Text    string
-	Filter  index.Filter
-	Now     time.Time // required by recency; callers set it (stages never read the clock)
-	K       int       // notes to return (default 10)
-	Explain bool      // record every stage's rank and score per note
+	Text string
+	// Keywords and Answer are the client's optional expansions of Text: the
+	// words a note that answers would contain, and a passage written as that
+	// note (stages.SourceKeywords, stages.SourceAnswer). A configuration
+	// whose stages do not read them ignores them.
+	Keywords string
+	Answer   string
+	Filter   index.Filter
+	Now      time.Time // required by recency; callers set it (stages never read the clock)
+	K        int       // notes to return (default 10)
+	Explain  bool      // record every stage's rank and score per note
 }
 
 // Result is a ranked answer.
@@ -72,7 +78,7 @@ func Run(ctx context.Context, env *stages.Env, cfg *Config, req Request) (*Resul
 	if err := validate(&req); err != nil {
 		return nil, nil, err
 	}
-	st := stages.NewState(stages.Query{Text: req.Text, Filter: req.Filter, Now: req.Now})
+	st := stages.NewState(stages.Query{Text: req.Text, Keywords: req.Keywords, Answer: req.Answer, Filter: req.Filter, Now: req.Now})
 	for i := 0; i < len(cfg.Stages); {
 		// Retrievers in a row read only the query and the index: they run at
 		// once, each into a state of its own, merged in stage order, so the
@@ -142,13 +148,27 @@ var ErrBadQuery = errors.New("bad query")
 
 func validate(req *Request) error {
 	req.Text = strings.TrimSpace(req.Text)
-	switch {
-	case req.Text == "":
+	if req.Text == "" {
 		return fmt.Errorf("%w: the query is empty", ErrBadQuery)
-	case len(req.Text) > MaxQueryBytes:
-		return fmt.Errorf("%w: the query is %d bytes; the limit is %d", ErrBadQuery, len(req.Text), MaxQueryBytes)
-	case !utf8.ValidString(req.Text):
-		return fmt.Errorf("%w: the query is not valid UTF-8", ErrBadQuery)
+	}
+	for _, f := range []struct {
+		name string
+		text *string
+	}{{"query", &req.Text}, {"keywords", &req.Keywords}, {"answer", &req.Answer}} {
+		*f.text = strings.TrimSpace(*f.text)
+		if err := checkText(f.name, *f.text); err != nil {
+			return err
+		}
+	}
+	// A client that repeats the question as its keywords or its answer adds
+	// nothing: searching the question twice over would only weigh it
+	// otherwise, so the repeat is dropped and the search is the plain one.
+	q := normalize(req.Text)
+	if normalize(req.Keywords) == q {
+		req.Keywords = ""
+	}
+	if normalize(req.Answer) == q {
+		req.Answer = ""
 	}
 	if req.K == 0 {
 		req.K = 10
@@ -160,6 +180,24 @@ func validate(req *Request) error {
 		return fmt.Errorf("%w: %v", ErrBadQuery, err)
 	}
 	return nil
+}
+
+// checkText refuses a request text that is too long or not UTF-8. NUL and
+// control characters pass: they separate terms like any other non-letter.
+func checkText(name, text string) error {
+	switch {
+	case len(text) > MaxQueryBytes:
+		return fmt.Errorf("%w: the %s is %d bytes; the limit is %d", ErrBadQuery, name, len(text), MaxQueryBytes)
+	case !utf8.ValidString(text):
+		return fmt.Errorf("%w: the %s is not valid UTF-8", ErrBadQuery, name)
+	}
+	return nil
+}
+
+// normalize is a text as compared for a repeat: lower case, single spaces,
+// no trailing punctuation.
+func normalize(s string) string {
+	return strings.TrimRight(strings.ToLower(strings.Join(strings.Fields(s), " ")), "?!.。？！")
 }
 
 func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *stages.State) (*Result, error) {
@@ -181,6 +219,9 @@ func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *s
 		return nil, err
 	}
 	terms := stages.Terms(req.Text)
+	if req.Keywords != "" {
+		terms = append(terms, stages.Terms(req.Keywords)...)
+	}
 	for i, it := range top {
 		n, c := notes[it.NoteID], chunks[it.ChunkID]
 		rn := ResultNote{

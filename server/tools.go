@@ -55,13 +55,34 @@ func readOnly(title string) mcp.ToolOption {
 	return mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: title, ReadOnlyHint: mcp.ToBoolPtr(true), DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)})
 }
 
+// KeywordsDescription and AnswerDescription tell the calling model what to
+// write in vault_search's optional expansions. Measured on real vaults, a
+// client's keywords and answer, written without seeing the notes, raise
+// nDCG@10 by 0.2 to 0.3 where the user's words differ from the note's
+// (README "Evaluation").
+const (
+	KeywordsDescription = "Optional. A keyword query for the same question: 3 to 12 space-separated terms that a note answering it would " +
+		"probably contain — the exact names, API identifiers, config keys, error codes, commands, synonyms and the domain's own vocabulary, " +
+		"in the language of the notes. No boolean operators or quotes. " +
+		`Example, for "my laptop keeps waking up at night": "wake sleep suspend hibernate lid wakeup ACPI power settings". ` +
+		"Leave it out rather than repeat the question."
+	AnswerDescription = "Optional. One to three sentences (at most about 60 words) written as the passage of a note that would answer " +
+		"the question, in the question's language, as if you were its author: state the likely answer plainly, with the terms such a note would use. " +
+		"Guesses are fine — it is only used to find the note, never shown. " +
+		`Example, for "my laptop keeps waking up at night": "To stop the laptop from waking from sleep, disable wake-on-LAN and USB wake sources in the power settings; check which device woke it with the wake history." ` +
+		"Leave it out rather than repeat the question."
+)
+
 // Tools returns the five tools' definitions, as tools/list shows them.
 func Tools() []mcp.Tool {
 	search := append([]mcp.ToolOption{
 		mcp.WithDescription("Search the vault's notes for a question or keywords. Runs the server's retrieval configuration (BM25 + embeddings by default). " +
+			"You help it most by also sending keywords and a hypothetical_answer: you know how such notes are usually worded, the search does not. " +
 			"Returns ranked notes with path, title, heading, snippet and score; what each stage did (the vector stage says how a filtered search ended: " +
 			`"filled", "drained" (no more in scope) or "ladder-end" (stopped looking)); the notes linked to and from the top hit; and any degraded capability.`),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("What to look for, in plain words or exact tokens (error codes, config keys).")),
+		mcp.WithString("keywords", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(KeywordsDescription)),
+		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription)),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description("How many notes to return (1..50, default 10).")),
 	}, filterOptions()...)
 	search = append(search,
@@ -184,6 +205,14 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	keywords, err := a.str("keywords")
+	if err != nil {
+		return nil, err
+	}
+	answer, err := a.str("hypothetical_answer")
+	if err != nil {
+		return nil, err
+	}
 	k, err := a.integer("k", 1, MaxK, 10)
 	if err != nil {
 		return nil, err
@@ -227,7 +256,7 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 		return nil, err
 	}
 	defer release()
-	res, _, err := pipeline.Run(ctx, h.env, cfg, pipeline.Request{Text: query, Filter: f, Now: now, K: k, Explain: explain})
+	res, _, err := pipeline.Run(ctx, h.env, cfg, pipeline.Request{Text: query, Keywords: keywords, Answer: answer, Filter: f, Now: now, K: k, Explain: explain})
 	if err != nil {
 		if errors.Is(err, models.ErrNotInstalled) {
 			return nil, fmt.Errorf("configuration %s cannot run: %w", cfg.Name, err)

@@ -22,6 +22,12 @@ type Keyword struct {
 	// chunk's bm25) or "note" (the sum over its matching chunks, see
 	// keyword_note.go).
 	Score string `yaml:"score"`
+	// Text is which of the request's texts are searched, joined: query
+	// (the default), keywords, answer (see SourceQuery).
+	Text []string `yaml:"text"`
+	// List names the list the stage produces, for fusion weights (default
+	// "keyword").
+	List string `yaml:"list"`
 }
 
 // Keyword note scores.
@@ -57,16 +63,31 @@ func (k *Keyword) Validate() error {
 	default:
 		return fmt.Errorf("score %q is not %s or %s", k.Score, ScoreChunk, ScoreNote)
 	}
+	if err := validateText(&k.Text); err != nil {
+		return err
+	}
+	if k.List == "" {
+		k.List = k.Name()
+	}
 	return validateStopwords(&k.Stopwords)
 }
 
+// ReadsExpansions implements ExpansionReader.
+func (k *Keyword) ReadsExpansions() bool { return readsExpansions(k.Text) }
+
 // Run implements Stage.
 func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
-	items, info, err := k.list(ctx, env, st.Query.Filter, AnalyzeTerms(st.Query.Text, k.Stopwords))
+	text := st.Query.Compose(k.Text)
+	if text == "" && readsExpansions(k.Text) { // the client sent none of them
+		st.produce(k.List, nil, noText(k.Text), "")
+		st.markExact()
+		return nil
+	}
+	items, info, err := k.list(ctx, env, st.Query.Filter, AnalyzeTerms(text, k.Stopwords))
 	if err != nil {
 		return err
 	}
-	st.produce(k.Name(), items, info, "")
+	st.produce(k.List, items, info, "")
 	st.markExact() // bm25 from SQLite: the same on every CPU
 	return nil
 }

@@ -115,8 +115,13 @@ func (e *Env) IndexEmbedder(ctx context.Context, name string) (Embedder, error) 
 
 // Query is one search request.
 type Query struct {
-	Text   string
-	Filter index.Filter
+	Text string
+	// Keywords and Answer are what the client may send beside the question
+	// (see SourceKeywords, SourceAnswer); "" when it sent none. A stage
+	// reads them only when its text setting names them.
+	Keywords string
+	Answer   string
+	Filter   index.Filter
 	// Now is the clock recency measures age from. Stages never read the wall
 	// clock: the caller sets it, so a run can be reproduced.
 	Now time.Time
@@ -180,7 +185,7 @@ type State struct {
 	Steps   []Step
 
 	mu       sync.Mutex
-	queryVec map[string][]float32
+	queryVec map[string][]float32 // by embedder, mode and text
 	notes    map[int64]index.NoteRow
 }
 
@@ -190,19 +195,35 @@ func NewState(q Query) *State { return &State{Query: q} }
 // QueryVector embeds the query once per embedder per query, however many
 // stages ask.
 func (s *State) QueryVector(ctx context.Context, emb Embedder) ([]float32, error) {
+	return s.TextVector(ctx, emb, s.Query.Text, EmbedAsQuery)
+}
+
+// TextVector embeds one of the request's texts (as a query or as a passage)
+// once per embedder, however many stages ask.
+func (s *State) TextVector(ctx context.Context, emb Embedder, text, embedAs string) ([]float32, error) {
+	key := emb.Name() + "\x00" + embedAs + "\x00" + text
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if v, ok := s.queryVec[emb.Name()]; ok {
+	if v, ok := s.queryVec[key]; ok {
 		return v, nil
 	}
-	v, err := emb.EmbedQuery(ctx, s.Query.Text)
+	var v []float32
+	var err error
+	if embedAs == EmbedAsPassage {
+		var vs [][]float32
+		if vs, err = emb.EmbedPassages(ctx, []string{text}); err == nil {
+			v = vs[0]
+		}
+	} else {
+		v, err = emb.EmbedQuery(ctx, text)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("embed query: %w", err)
+		return nil, fmt.Errorf("embed the %s text: %w", embedAs, err)
 	}
 	if s.queryVec == nil {
 		s.queryVec = map[string][]float32{}
 	}
-	s.queryVec[emb.Name()] = v
+	s.queryVec[key] = v
 	return v, nil
 }
 

@@ -20,6 +20,15 @@ type Vector struct {
 	Ladder     []int  `yaml:"ladder"`     // chunk counts to try, ascending (default 4×limit, 16×, 64×, 4096)
 	Search     string `yaml:"search"`     // binary (default) or exact; see Search
 	Oversample int    `yaml:"oversample"` // binary: candidates rescored per chunk wanted (default 8)
+	// Text is which of the request's texts are embedded, joined: query (the
+	// default), keywords, answer (see SourceQuery); EmbedAs embeds them as a
+	// query (the default, with the model's query instruction) or as a
+	// passage.
+	Text    []string `yaml:"text"`
+	EmbedAs string   `yaml:"embed_as"`
+	// List names the list the stage produces, for fusion weights (default
+	// "vector").
+	List string `yaml:"list"`
 }
 
 // Search chooses how a KNN runs: "binary" (the default) ranks every chunk by
@@ -85,8 +94,20 @@ func (v *Vector) Validate() error {
 	if err := validateSearch(&v.Search, &v.Oversample); err != nil {
 		return err
 	}
+	if err := validateText(&v.Text); err != nil {
+		return err
+	}
+	if err := validateEmbedAs(&v.EmbedAs); err != nil {
+		return err
+	}
+	if v.List == "" {
+		v.List = v.Name()
+	}
 	return validateLadder(&v.Ladder, v.Limit)
 }
+
+// ReadsExpansions implements ExpansionReader.
+func (v *Vector) ReadsExpansions() bool { return readsExpansions(v.Text) }
 
 func validateLadder(l *[]int, limit int) error {
 	if len(*l) == 0 {
@@ -118,7 +139,12 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	qv, err := st.QueryVector(ctx, emb)
+	text := st.Query.Compose(v.Text)
+	if text == "" && readsExpansions(v.Text) { // the client sent none of them
+		st.produceStep(Step{Stage: v.List, Info: noText(v.Text)})
+		return nil
+	}
+	qv, err := st.TextVector(ctx, emb, text, v.EmbedAs)
 	if err != nil {
 		return err
 	}
@@ -126,7 +152,7 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	step.Stage = v.Name()
+	step.Stage = v.List
 	st.produceStep(step)
 	return nil
 }

@@ -31,8 +31,9 @@ func cmdEval(ctx context.Context, args []string) error {
 	markdown := fs.Bool("markdown", false, "print the tables as markdown")
 	reference := fs.String("reference", "shipping", "the configuration others are compared with")
 	root := fs.String("root", ".", "folder holding configs/, experiments/, eval/, vault/ and baselines/")
-	embedder := fs.String("embedder", embedderName(), "the embedding model datasets are indexed with")
+	embedder := fs.String("embedder", "", "the embedding model datasets are indexed with (default: the gate's, the fp32 original of VAULT_RAG_EMBEDDER's model; that model's quality is then checked against it)")
 	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
+	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions): configurations that read the client's keywords and answer run with them too; a vault dataset's own client.json is always used")
 	sweep := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
 	sweepOut := fs.String("sweep-out", "", "where --sweep writes the winning configuration (default experiments/sweep-<name>.yaml under --root)")
 	if err := parseFlags(fs, args, false); err != nil {
@@ -73,17 +74,25 @@ func cmdEval(ctx context.Context, args []string) error {
 	start := time.Now()
 	logf := func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }
 	if sw != nil {
-		return runSweep(ctx, sw, datasets, *root, work, *sweepOut, *reportDir, *markdown,
+		return runSweep(ctx, sw, datasets, *root, work, *expansions, *sweepOut, *reportDir, *markdown,
 			eval.Options{Registry: reg, WorkDir: work, Now: now, Embedder: *embedder, Log: logf})
 	}
+	// The gate records with the fp32 original of the users' model; the
+	// users' model (int8 by default) is then checked against it, same
+	// machine, on the shipped configurations (configs/).
+	gateModel, userModel := *embedder, ""
+	if gateModel == "" {
+		userModel = embedderName()
+		gateModel = reg.Manifest().GateModel(userModel)
+	}
+	var quality []eval.Quality
 	failed := false
 	for _, name := range datasets {
-		ds, err := loadDataset(*root, name, work)
+		ds, err := loadDataset(*root, name, work, *expansions)
 		if err != nil {
 			return err
 		}
-		run, err := eval.Run(ctx, ds, eval.Options{Configs: cfgs, Registry: reg, WorkDir: work, Now: now, Embedder: *embedder,
-			Log: func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }})
+		run, err := eval.Run(ctx, ds, eval.Options{Configs: cfgs, Registry: reg, WorkDir: work, Now: now, Embedder: gateModel, Log: logf})
 		if err != nil {
 			return err
 		}
@@ -112,21 +121,28 @@ func cmdEval(ctx context.Context, args []string) error {
 				return fmt.Errorf("eval --check: %w (write it with `vault-rag eval --update`)", err)
 			}
 			diff := eval.Diff(old, cur)
-			if len(diff.Flips) > 0 {
-				fmt.Printf("eval --check: %s: %d differences from %s are near-tie flips (another CPU's kernels; allowed, see README \"Reproducible\"):\n", ds.Name, len(diff.Flips), path)
-				for _, d := range diff.Flips {
-					fmt.Println("  " + d)
-				}
-			}
-			if len(diff.Changes) > 0 {
+			diff.Print(os.Stdout, ds.Name, path)
+			failed = failed || diff.Failed()
+		}
+		if userModel == "" || userModel == gateModel {
+			continue
+		}
+		qs, err := checkQuality(ctx, ds, run, cfgs, userModel, eval.Options{Registry: reg, WorkDir: work, Now: now, Log: logf})
+		if err != nil {
+			return err
+		}
+		eval.PrintQuality(os.Stdout, qs, *markdown)
+		for _, q := range qs {
+			if !q.OK() && *check {
 				failed = true
-				fmt.Printf("eval --check: %s differs from %s in %d places:\n", ds.Name, path, len(diff.Changes))
-				for _, d := range diff.Changes {
-					fmt.Println("  " + d)
-				}
-			} else {
-				fmt.Printf("eval --check: %s matches %s\n", ds.Name, path)
+				fmt.Printf("eval --check: %s / %s: %s's mean nDCG@10 is %+.4f from %s's, outside ±%.3f\n", q.Dataset, q.Config, q.Model, q.Delta(), q.Reference, q.Bound)
 			}
+		}
+		quality = append(quality, qs...)
+	}
+	if *reportDir != "" && len(quality) > 0 {
+		if err := eval.WriteQualityReport(*reportDir, quality); err != nil {
+			return fmt.Errorf("write report: %w", err)
 		}
 	}
 	fmt.Fprintf(os.Stderr, "eval: done in %s\n", time.Since(start).Round(time.Millisecond))
@@ -136,12 +152,37 @@ func cmdEval(ctx context.Context, args []string) error {
 	return nil
 }
 
+// checkQuality runs the shipped configurations (those of configs/) over a
+// dataset with the users' model and compares them with the gate's run: the
+// model's mean nDCG@10 must stay within eval.QualityBound of its
+// reference's.
+func checkQuality(ctx context.Context, ds *eval.Dataset, gate *eval.DatasetRun, cfgs []*pipeline.Config, model string, opts eval.Options) ([]eval.Quality, error) {
+	spec, err := opts.Registry.Manifest().Lookup(model)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cfgs {
+		if filepath.Base(filepath.Dir(c.File)) == "configs" {
+			opts.Configs = append(opts.Configs, c)
+		}
+	}
+	if len(opts.Configs) == 0 {
+		return nil, nil
+	}
+	opts.Embedder = model
+	run, err := eval.Run(ctx, ds, opts)
+	if err != nil {
+		return nil, fmt.Errorf("quality check of %s: %w", model, err)
+	}
+	return eval.CheckQuality(gate, run, spec.QualitySD), nil
+}
+
 // runSweep runs a sweep file over the datasets, prints its tables and writes
 // the winning configuration (and, with --report, the sweep's report).
-func runSweep(ctx context.Context, sw *eval.Sweep, datasets []string, root, work, out, reportDir string, md bool, opts eval.Options) error {
+func runSweep(ctx context.Context, sw *eval.Sweep, datasets []string, root, work, expansions, out, reportDir string, md bool, opts eval.Options) error {
 	var dss []*eval.Dataset
 	for _, name := range datasets {
-		ds, err := loadDataset(root, name, work)
+		ds, err := loadDataset(root, name, work, expansions)
 		if err != nil {
 			return err
 		}
@@ -169,18 +210,39 @@ func runSweep(ctx context.Context, sw *eval.Sweep, datasets []string, root, work
 	return nil
 }
 
-func loadDataset(root, name, work string) (*eval.Dataset, error) {
+// loadDataset reads a dataset by name or folder, with its client
+// expansions when it has any (its own client.json, else expansions/<name>.json).
+func loadDataset(root, name, work, expansions string) (*eval.Dataset, error) {
+	ds, dir, err := readDataset(root, name, work)
+	if err != nil {
+		return nil, err
+	}
+	if p := eval.FindExpansions(ds, dir, expansions); p != "" {
+		if ds.Expansions, err = eval.LoadExpansions(p, ds); err != nil {
+			return nil, err
+		}
+		ds.ExpansionsSource = p
+	}
+	return ds, nil
+}
+
+// readDataset reads a dataset and says which folder it is (none for the
+// demo).
+func readDataset(root, name, work string) (*eval.Dataset, string, error) {
 	if name == "demo" {
-		return eval.LoadDemo(root)
+		ds, err := eval.LoadDemo(root)
+		return ds, "", err
 	}
 	st, err := os.Stat(name)
 	if err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("dataset %q is neither \"demo\", a vault dataset (vault/ and queries.json) nor a BEIR-layout folder", name)
+		return nil, "", fmt.Errorf("dataset %q is neither \"demo\", a vault dataset (vault/ and queries.json) nor a BEIR-layout folder", name)
 	}
 	if eval.IsVaultDataset(name) {
-		return eval.LoadVault(name)
+		ds, err := eval.LoadVault(name)
+		return ds, name, err
 	}
-	return eval.LoadBEIR(name, filepath.Join(work, filepath.Base(filepath.Clean(name))))
+	ds, err := eval.LoadBEIR(name, filepath.Join(work, filepath.Base(filepath.Clean(name))))
+	return ds, name, err
 }
 
 // loadConfigs reads the named configurations, or every one.

@@ -91,6 +91,8 @@ func cmdSearch(ctx context.Context, args []string) error {
 	explainFlag := fs.Bool("explain", false, "show every stage's rank and score for each note")
 	nowFlag := fs.String("now", "", "the clock recency measures from (RFC 3339 or YYYY-MM-DD; default: now)")
 	k := fs.Int("k", 10, "notes to return")
+	keywords := fs.String("keywords", "", "the words a note that answers would contain (what an MCP client sends as keywords)")
+	answer := fs.String("answer", "", "a passage written as the note that answers (what an MCP client sends as hypothetical_answer)")
 	db := fs.String("db", dbPath(), "the index file")
 	root := fs.String("root", configRoot(), "folder holding configs/ and experiments/ [VAULT_RAG_ROOT]")
 	ff := addFilterFlags(fs)
@@ -115,7 +117,7 @@ func cmdSearch(ctx context.Context, args []string) error {
 	}
 	defer s.Close()
 	query := strings.Join(fs.Args(), " ")
-	req := pipeline.Request{Text: query, Filter: ff.filter(), Now: now, K: *k, Explain: *explainFlag}
+	req := pipeline.Request{Text: query, Keywords: *keywords, Answer: *answer, Filter: ff.filter(), Now: now, K: *k, Explain: *explainFlag}
 	if strings.TrimSpace(query) == "" {
 		return demoSearches(ctx, os.Stdout, s, *root, cfg, req)
 	}

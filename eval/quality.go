@@ -1,0 +1,111 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// Quality is one configuration's mean nDCG@10 on one dataset with a model and
+// with its reference (models.Spec.Reference): the int8 embedder users run
+// against the fp32 original the gate records with. Both runs are made on the
+// same machine, so the difference is the model's, not the CPU's: a property
+// that holds on every CPU, where the int8 figures themselves do not.
+type Quality struct {
+	Dataset, Config  string
+	Model, Reference string
+	ModelNDCG        float64
+	ReferenceNDCG    float64
+	Bound            float64 // the largest |Δ| allowed (QualityBound)
+	// P is the paired randomization test's p for the difference.
+	P float64
+}
+
+// Delta is the model's mean nDCG@10 less the reference's.
+func (q Quality) Delta() float64 { return q.ModelNDCG - q.ReferenceNDCG }
+
+// OK says whether the difference is within the bound.
+func (q Quality) OK() bool { return math.Abs(q.Delta()) <= q.Bound }
+
+// QualityBound is the largest difference in mean nDCG@10 allowed between a
+// model and its reference over n queries: three standard errors of a mean of
+// per-query differences whose standard deviation is sd (models.Spec
+// QualitySD, measured), and never less than 0.01. Three standard errors: a
+// model that differs from its reference only by quantization noise stays
+// within it 997 times in 1,000.
+func QualityBound(sd float64, n int) float64 {
+	if n == 0 {
+		return math.Inf(1)
+	}
+	return math.Max(0.01, 3*sd/math.Sqrt(float64(n)))
+}
+
+// CheckQuality compares a run with a model against a run of the same dataset
+// with its reference, for every configuration both ran (skipped ones are left
+// out), each within QualityBound(sd, queries).
+func CheckQuality(ref, run *DatasetRun, sd float64) []Quality {
+	bound := QualityBound(sd, len(run.Dataset.Queries))
+	byName := map[string]*ConfigRun{}
+	for _, c := range ref.Configs {
+		byName[c.Name] = c
+	}
+	var out []Quality
+	for _, c := range run.Configs {
+		r := byName[c.Name]
+		if r == nil || r.Skipped != "" || c.Skipped != "" {
+			continue
+		}
+		cmp := Compare(r, c)
+		out = append(out, Quality{
+			Dataset: run.Dataset.Name, Config: c.Name, Model: run.Embedder, Reference: ref.Embedder,
+			ModelNDCG: c.Mean.NDCG, ReferenceNDCG: r.Mean.NDCG, Bound: bound, P: cmp.P,
+		})
+	}
+	return out
+}
+
+// QualityRows are the rows of the quality table.
+func QualityRows(qs []Quality) ([]string, [][]string) {
+	head := []string{"dataset", "configuration", "reference nDCG@10", "model nDCG@10", "Δ", "p", "bound", ""}
+	var rows [][]string
+	for _, q := range qs {
+		verdict := "within"
+		if !q.OK() {
+			verdict = "OUTSIDE"
+		}
+		rows = append(rows, []string{q.Dataset, q.Config, f4(q.ReferenceNDCG), f4(q.ModelNDCG), fmt.Sprintf("%+.4f", q.Delta()), fmt.Sprintf("%.4f", q.P), fmt.Sprintf("±%.4f", q.Bound), verdict})
+	}
+	return head, rows
+}
+
+// PrintQuality prints the quality table, as markdown when md is set.
+func PrintQuality(w io.Writer, qs []Quality, md bool) {
+	if len(qs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s (users' default) against %s (the gate's), same machine:\n", qs[0].Model, qs[0].Reference)
+	head, rows := QualityRows(qs)
+	if md {
+		writeMD(w, head, rows)
+		return
+	}
+	printTable(w, head, rows)
+}
+
+// WriteQualityReport writes dir/quality.md: the users' model against the
+// gate's on every dataset.
+func WriteQualityReport(dir string, qs []Quality) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "quality.md"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "# %s against %s\n\nMean nDCG@10 of the shipped configurations with each embedder, indexed and run on the same machine; p is the paired randomization test's. The gate records with %s; %s must stay within the bound on every dataset.\n", qs[0].Model, qs[0].Reference, qs[0].Reference, qs[0].Model)
+	PrintQuality(f, qs, true)
+	return f.Close()
+}
