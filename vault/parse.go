@@ -34,9 +34,14 @@ func ParseNote(relPath string, raw []byte, modTime time.Time) Note {
 	}
 	n.Body = body
 	n.Title = titleOf(body, relPath)
-	n.Date, n.DateSource = effectiveDate(n.Frontmatter.Date, relPath, modTime)
-	if n.Frontmatter.Date != "" && n.DateSource != "frontmatter" {
-		n.Warnings = append(n.Warnings, fmt.Sprintf("frontmatter date %q is not a date (YYYY-MM-DD); using the %s", n.Frontmatter.Date, n.DateSource))
+	var dateErr error
+	n.Date, n.DateSource, dateErr = effectiveDate(n.Frontmatter.Date, relPath, modTime)
+	if dateErr != nil {
+		instead := "the file time"
+		if n.DateSource == "filename" {
+			instead = "the date in the file name"
+		}
+		n.Warnings = append(n.Warnings, fmt.Sprintf("frontmatter date %q %v; using %s", n.Frontmatter.Date, dateErr, instead))
 	}
 	n.Links = ExtractLinks(body)
 	return n
@@ -174,35 +179,23 @@ func titleOf(body, relPath string) string {
 var fileDate = regexp.MustCompile(`(?:^|/)(\d{4}-\d{2}-\d{2})[^/]*$`)
 
 // effectiveDate is the date recency decays from: the frontmatter's, else a
-// YYYY-MM-DD at the start of the file name, else the file time.
-func effectiveDate(fmDate, relPath string, mod time.Time) (time.Time, string) {
-	if t, ok := parseDate(fmDate); ok {
-		return t, "frontmatter"
+// YYYY-MM-DD at the start of the file name, else the file time. Both written
+// dates are read by parseDate; fmErr says why a frontmatter date was not
+// read (nil when it was, or when there is none).
+func effectiveDate(fmDate, relPath string, mod time.Time) (date time.Time, source string, fmErr error) {
+	if fmDate != "" {
+		t, err := parseDate(fmDate)
+		if err == nil {
+			return t, "frontmatter", nil
+		}
+		fmErr = err
 	}
 	if m := fileDate.FindStringSubmatch(relPath); m != nil {
-		if t, ok := parseDate(m[1]); ok {
-			return t, "filename"
+		if t, err := parseDate(m[1]); err == nil {
+			return t, "filename", fmErr
 		}
 	}
-	return mod.UTC(), "mtime"
-}
-
-func parseDate(s string) (time.Time, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, false
-	}
-	for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), true
-		}
-	}
-	if len(s) >= 10 {
-		if t, err := time.Parse("2006-01-02", s[:10]); err == nil {
-			return t.UTC(), true
-		}
-	}
-	return time.Time{}, false
+	return mod.UTC(), "mtime", fmErr
 }
 
 // fenceState tracks fenced code blocks (``` or ~~~) line by line.
