@@ -30,9 +30,9 @@ type Note struct {
 	DateSource  string      // "frontmatter", "filename" or "mtime"
 	ModTime     time.Time
 	Size        int64
-	Hash        string   // sha256 of the raw file bytes
-	Body        string   // text after the frontmatter: UTF-8, LF line ends
-	Warnings    []string // what was wrong with the file but did not stop indexing it
+	Hash        string    // sha256 of the raw file bytes
+	Body        string    // text after the frontmatter: UTF-8, LF line ends
+	Warnings    []Problem // what was wrong with the file but did not stop indexing it
 	Chunks      []Chunk
 	Links       []Link
 }

@@ -343,7 +343,7 @@ func TestParseNote(t *testing.T) {
 				t.Fatalf("Warnings = %q, want %d matching %q", n.Warnings, len(tc.warnings), tc.warnings)
 			}
 			for i, w := range tc.warnings {
-				if !strings.Contains(n.Warnings[i], w) {
+				if !strings.Contains(n.Warnings[i].Reason, w) {
 					t.Errorf("Warnings[%d] = %q, want it to contain %q", i, n.Warnings[i], w)
 				}
 			}
