@@ -197,8 +197,13 @@ async function main() {
     daemon.stderr.on('data', (b) => logs.push(`[http] ${b}`));
     try {
       const health = await waitForHealth(`${base}/health`, daemon, 60_000);
-      check('http: /health answers', ['ok', 'degraded'].includes(health.status) && Array.isArray(health.models) &&
-        Array.isArray(health.degraded_stages) && (health.status === 'degraded') === (health.degraded_stages.length > 0),
+      // status: error when the index cannot be read (it may still be building here), else
+      // degraded exactly when something of the served configuration cannot run.
+      check('http: /health answers', ['ok', 'degraded', 'error'].includes(health.status) && Array.isArray(health.models) &&
+        Array.isArray(health.degraded_stages) && Array.isArray(health.other_configurations) &&
+        (health.status === 'error') === (health.index !== 'ok') &&
+        (health.status === 'error' || (health.status === 'degraded') === (health.degraded_stages.length > 0)) &&
+        !health.models.some((m) => m.stand_in_for && m.role === 'cross-encoder'),
         JSON.stringify(health).slice(0, 300));
       const c2 = new Client({ name: 'vault-rag-e2e', version: '1.0.0' });
       await c2.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));

@@ -545,7 +545,11 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 	n := &p.note
 	key := strings.ToLower(strings.TrimSuffix(n.Path, path.Ext(n.Path)))
 	topics, _ := json.Marshal(nonNil(n.Frontmatter.Topics))
-	warns, _ := json.Marshal(nonNil(n.Warnings))
+	reasons := []string{} // the column holds each warning's one-line reason
+	for _, w := range n.Warnings {
+		reasons = append(reasons, w.Reason)
+	}
+	warns, _ := json.Marshal(reasons)
 	date := n.Date.Format("2006-01-02")
 	if _, err := w.note.ExecContext(ctx, id, n.Path, key, path.Base(key), n.Title,
 		strings.ToLower(n.Frontmatter.Type), date, n.DateSource, strings.ToLower(n.Frontmatter.Project), strings.ToLower(n.Frontmatter.Status), n.Frontmatter.Source,

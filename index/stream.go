@@ -94,11 +94,11 @@ func prepare(files []vault.File, emb Embedder) ([]parsed, []vault.Skipped, []vau
 	for _, f := range files {
 		p, ok := prepareNote(f, emb, memo)
 		if !ok {
-			skipped = append(skipped, vault.Skipped{Path: f.Path, Reason: "empty file"})
+			skipped = append(skipped, vault.Skipped{Path: f.Path, Problem: vault.NewProblem("empty file")})
 			continue
 		}
 		for _, w := range p.note.Warnings {
-			warnings = append(warnings, vault.Skipped{Path: f.Path, Reason: w})
+			warnings = append(warnings, vault.Skipped{Path: f.Path, Problem: w})
 		}
 		out = append(out, p)
 	}
@@ -298,10 +298,10 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 		p, isNote := prepareNote(files[i], emb, memo)
 		files[i].Raw = nil // read once; let it go
 		if !isNote {
-			rep.Skipped = append(rep.Skipped, vault.Skipped{Path: files[i].Path, Reason: "empty file"})
+			rep.Skipped = append(rep.Skipped, vault.Skipped{Path: files[i].Path, Problem: vault.NewProblem("empty file")})
 		} else {
 			for _, wn := range p.note.Warnings {
-				rep.Warnings = append(rep.Warnings, vault.Skipped{Path: files[i].Path, Reason: wn})
+				rep.Warnings = append(rep.Warnings, vault.Skipped{Path: files[i].Path, Problem: wn})
 			}
 			id++
 			if err := w.insertNote(ctx, id, &p, false); err != nil {

@@ -283,7 +283,7 @@ func (r *Report) WriteTable(w io.Writer) {
 	}
 	fmt.Fprintf(w, "index: %d notes, %d chunks, %s; server ready in %.1f s\n", r.Index.Notes, r.Index.Chunks, seed, r.Index.ReadySeconds)
 	if len(r.Degraded) > 0 {
-		fmt.Fprintf(w, "degraded (expected without the cross-encoder): %s\n", strings.Join(r.Degraded, "; "))
+		fmt.Fprintf(w, "degraded (what the served configuration cannot run): %s\n", strings.Join(r.Degraded, "; "))
 	}
 	fmt.Fprintln(w)
 

@@ -13,7 +13,7 @@ var manifestJSON []byte
 // the sources to fetch them from, in order of preference.
 type Spec struct {
 	Name        string `json:"name"`
-	Role        string `json:"role"` // "embedder" or "cross-encoder"
+	Role        string `json:"role"` // "embedder", "cross-encoder" or RoleCostStandIn
 	Description string `json:"description"`
 	Dim         int    `json:"dim,omitempty"`
 	MaxTokens   int    `json:"max_tokens"`
@@ -36,6 +36,7 @@ type Spec struct {
 	Pooling string `json:"pooling,omitempty"`
 	// StandInFor names the model this one stands in for as a measure of cost
 	// only: same encoder shape, no relevance head, scores that mean nothing.
+	// Its role is RoleCostStandIn.
 	StandInFor string `json:"stand_in_for,omitempty"`
 	// Reference names the model this one approximates (an int8 export names
 	// its fp32 original). The regression gate records with the reference,
@@ -50,6 +51,13 @@ type Spec struct {
 	Files     []File   `json:"files"`
 	Sources   []Source `json:"sources"`
 }
+
+// RoleCostStandIn is the role of a model that stands in for a cross-encoder
+// as a measure of cost only (Spec.StandInFor): it runs the cross-encoder code
+// path at the cross-encoder's cost per pair, and its scores mean nothing as
+// relevance, so it is timed (vault-rag bench) and never chosen for ranking.
+// It is never listed as a cross-encoder.
+const RoleCostStandIn = "cost-stand-in"
 
 // File is one file of a model.
 type File struct {

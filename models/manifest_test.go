@@ -29,8 +29,12 @@ func TestManifest(t *testing.T) {
 					t.Errorf("embedder dim %d", s.Dim)
 				}
 			case "cross-encoder":
+			case RoleCostStandIn:
 			default:
-				t.Errorf("role %q, want embedder or cross-encoder", s.Role)
+				t.Errorf("role %q, want embedder, cross-encoder or %s", s.Role, RoleCostStandIn)
+			}
+			if (s.Role == RoleCostStandIn) != (s.StandInFor != "") {
+				t.Errorf("role %q, stand_in_for %q: a cost stand-in, and only one, names what it stands in for", s.Role, s.StandInFor)
 			}
 			if s.MaxTokens <= 0 || s.Output == "" || s.Description == "" {
 				t.Errorf("max_tokens %d, output %q, description %q: want all set", s.MaxTokens, s.Output, s.Description)
@@ -94,6 +98,8 @@ func TestManifestLookup(t *testing.T) {
 	}{
 		{DefaultEmbedder, "embedder", 384},
 		{DefaultCrossEncoder, "cross-encoder", 0},
+		{"all-MiniLM-L6-v2-standin", RoleCostStandIn, 0},
+		{"all-MiniLM-L6-v2-q-standin", RoleCostStandIn, 0},
 		{"no-such-model", "", 0},
 		{"", "", 0},
 		{strings.ToUpper(DefaultEmbedder), "", 0}, // names are exact

@@ -129,13 +129,15 @@ func (r *Registry) Embedder(ctx context.Context, name string) (*Embedder, error)
 	return v.(*Embedder), nil
 }
 
-// CrossEncoder returns the named cross-encoder (DefaultCrossEncoder when name is "").
+// CrossEncoder returns the named cross-encoder (DefaultCrossEncoder when name
+// is ""), or a cost stand-in for one, which runs the same code (its
+// StandInFor says its scores mean nothing).
 func (r *Registry) CrossEncoder(ctx context.Context, name string) (*CrossEncoder, error) {
 	if name == "" {
 		name = DefaultCrossEncoder
 	}
 	v, err := r.load(ctx, name, func(s Spec, dir string) (any, error) {
-		if s.Role != "cross-encoder" {
+		if s.Role != "cross-encoder" && s.Role != RoleCostStandIn {
 			return nil, fmt.Errorf("model %s is a %s, not a cross-encoder", s.Name, s.Role)
 		}
 		return OpenCrossEncoder(s, dir, r.lib)

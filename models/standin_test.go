@@ -68,8 +68,8 @@ func TestStandInIsLabelled(t *testing.T) {
 		}
 		n++
 		real, err := m.Lookup(s.StandInFor)
-		if err != nil || real.Role != "cross-encoder" || s.Role != "cross-encoder" {
-			t.Errorf("%s stands in for %q (%v): want a cross-encoder standing in for a cross-encoder", s.Name, s.StandInFor, err)
+		if err != nil || real.Role != "cross-encoder" || s.Role != RoleCostStandIn {
+			t.Errorf("%s (%s) stands in for %q (%v): want a %s standing in for a cross-encoder", s.Name, s.Role, s.StandInFor, err, RoleCostStandIn)
 		}
 		if !strings.Contains(s.Description, "COST STAND-IN") || !strings.Contains(s.Description, "means nothing as relevance") {
 			t.Errorf("%s: description %q does not say it is a cost stand-in whose scores mean nothing", s.Name, s.Description)

@@ -4,7 +4,9 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -261,6 +263,32 @@ func LoadDir(dir string) ([]*Config, error) {
 			return nil, err
 		}
 		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Names lists the configurations a client may name without a path: the
+// *.yaml files of configs/, then of experiments/, each folder sorted, by file
+// name without ".yaml"; a name in both folders once (Find takes configs/'s).
+// A missing folder lists nothing.
+func Names(root string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, dir := range []string{"configs", "experiments"} {
+		entries, err := os.ReadDir(filepath.Join(root, dir)) // sorted by name
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list the configurations: %w", err)
+		}
+		for _, e := range entries {
+			name, ok := strings.CutSuffix(e.Name(), ".yaml")
+			if ok && !e.IsDir() && !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
 	}
 	return out, nil
 }

@@ -49,10 +49,25 @@ func Needs(cfg *Config, indexEmbedder string) []string {
 	return out
 }
 
-// MissingModels lists, for each stage of a configuration whose model is not
-// installed, "stage S needs M (role): problem"; none means it can run.
-func MissingModels(cfg *Config, reg *models.Registry, indexEmbedder string) ([]string, error) {
-	var missing []string
+// MissingModel is a model a stage of a configuration needs and this machine
+// has not installed.
+type MissingModel struct {
+	Stage   string // the stage's name ("rerank")
+	Model   string // the model's name
+	Role    string // the model's role in the manifest
+	Problem string // why it is not installed ("not fetched")
+}
+
+// String is "stage S needs M (role): problem".
+func (m MissingModel) String() string {
+	return fmt.Sprintf("stage %s needs %s (%s): %s", m.Stage, m.Model, m.Role, m.Problem)
+}
+
+// Missing lists, stage by stage, the models of a configuration that are not
+// installed; none means it can run. A model the manifest does not know is an
+// error.
+func Missing(cfg *Config, reg *models.Registry, indexEmbedder string) ([]MissingModel, error) {
+	var missing []MissingModel
 	for _, st := range cfg.Stages {
 		for _, name := range Needs(&Config{Stages: []stages.Stage{st}}, indexEmbedder) {
 			spec, err := reg.Manifest().Lookup(name)
@@ -60,9 +75,22 @@ func MissingModels(cfg *Config, reg *models.Registry, indexEmbedder string) ([]s
 				return nil, fmt.Errorf("configuration %s, stage %s: %w", cfg.Name, st.Name(), err)
 			}
 			if c := models.Check(reg.DataDir(), spec); !c.Installed {
-				missing = append(missing, fmt.Sprintf("stage %s needs %s (%s): %s", st.Name(), name, spec.Role, c.Problem))
+				missing = append(missing, MissingModel{Stage: st.Name(), Model: name, Role: spec.Role, Problem: c.Problem})
 			}
 		}
 	}
 	return missing, nil
+}
+
+// MissingModels is Missing in words: "stage S needs M (role): problem" each.
+func MissingModels(cfg *Config, reg *models.Registry, indexEmbedder string) ([]string, error) {
+	ms, err := Missing(cfg, reg, indexEmbedder)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.String())
+	}
+	return out, nil
 }

@@ -11,85 +11,157 @@ import (
 	"github.com/vault-rag/vault-rag/stages"
 )
 
-// Health is what GET /health reports.
+// The values of Health.Status.
+const (
+	StatusOK       = "ok"       // every stage of the served configuration and every tool can run
+	StatusDegraded = "degraded" // the index is served, but something of what is served cannot run (DegradedStages)
+	StatusError    = "error"    // the index cannot be read (Health.Index says why)
+)
+
+// Health is what GET /health reports. It describes what this server serves:
+// the index and the configuration vault_search runs by default. What other
+// configurations would need is informational, in OtherConfigurations, and
+// never changes Status.
 type Health struct {
-	Status          string        `json:"status"` // "ok" or "degraded"
+	Status          string        `json:"status"` // StatusOK, StatusDegraded or StatusError
 	Version         string        `json:"version"`
 	Notes           int           `json:"notes"`
 	Chunks          int           `json:"chunks"`
 	IndexAgeSeconds *int64        `json:"index_age_seconds"` // null without an index
 	BuiltAt         string        `json:"built_at,omitempty"`
-	Index           string        `json:"index"` // "ok", or why there is none
+	Index           string        `json:"index"` // "ok", or why it cannot be read
 	Config          string        `json:"config"`
 	Models          []ModelHealth `json:"models"`
-	DegradedStages  []string      `json:"degraded_stages"`
-	Reindex         ReindexStatus `json:"reindex"`
-	Watch           bool          `json:"watch"`
+	// DegradedStages lists what of the served configuration and the tools
+	// cannot run, and why; empty when everything can.
+	DegradedStages []string `json:"degraded_stages"`
+	// OtherConfigurations lists the other configurations a client may name
+	// (configs/, experiments/) that cannot run here, and why.
+	OtherConfigurations []ConfigHealth `json:"other_configurations"`
+	Reindex             ReindexStatus  `json:"reindex"`
+	Watch               bool           `json:"watch"`
 }
 
 // ModelHealth is one model of the manifest in this process.
 type ModelHealth struct {
-	Name      string `json:"name"`
-	Role      string `json:"role"`
-	Installed bool   `json:"installed"`
-	Loaded    bool   `json:"loaded"`
-	Problem   string `json:"problem,omitempty"`
+	Name       string `json:"name"`
+	Role       string `json:"role"` // "embedder", "cross-encoder" or "cost-stand-in"
+	StandInFor string `json:"stand_in_for,omitempty"`
+	Installed  bool   `json:"installed"`
+	Loaded     bool   `json:"loaded"`
+	Problem    string `json:"problem,omitempty"`
 }
 
-// toolsNeeding names, per model role, the tools that cannot run without a
-// model of that role; the stages say for themselves (pipeline.StagesNeeding).
+// ConfigHealth is a configuration other than the served one that cannot run
+// here: CannotRun says why, one line per missing model ("stage rerank needs
+// ms-marco-MiniLM-L-6-v2 (cross-encoder): not fetched"), or why it cannot be
+// read.
+type ConfigHealth struct {
+	Name      string   `json:"name"`
+	CannotRun []string `json:"cannot_run"`
+}
+
+// toolsNeeding names, per model role, the tools that cannot run without the
+// index's model of that role.
 var toolsNeeding = map[string][]string{
 	stages.RoleEmbedder: {"vault_delta", "vault_reindex"},
 }
 
-// degradedStages lists what this server cannot do for want of a model, one
-// line per missing model: "rerank: model not installed (ms-marco-MiniLM-L-6-v2: not fetched)".
+// degradedStages lists what this server cannot do of what it serves, one line
+// per missing model naming the served configuration's stages and the tools
+// that need it ("rerank: model not installed (ms-marco-MiniLM-L-6-v2: not
+// fetched)"), or why the served configuration cannot be read. Models only
+// other configurations need are not in it (otherConfigurations).
 func (s *Server) degradedStages() []string {
 	out := []string{}
+	var order []string            // missing models, first need first
+	need := map[string][]string{} // model → the stages and tools needing it
+	problem := map[string]string{}
+	add := func(model, what, why string) {
+		if _, ok := need[model]; !ok {
+			order = append(order, model)
+			problem[model] = why
+		}
+		need[model] = append(need[model], what)
+	}
+	cfg, err := pipeline.Find(s.opts.ConfigRoot, s.opts.ConfigName)
+	if err != nil {
+		out = append(out, fmt.Sprintf("vault_search: configuration %s: %v", s.opts.ConfigName, err))
+	} else if missing, err := pipeline.Missing(cfg, s.opts.Registry, s.opts.Embedder); err != nil {
+		out = append(out, "vault_search: "+err.Error())
+	} else {
+		for _, m := range missing {
+			add(m.Model, m.Stage, m.Problem)
+		}
+	}
 	reg := s.opts.Registry
-	for _, spec := range reg.Manifest().Models {
-		if spec.Role == "embedder" && spec.Name != s.opts.Embedder {
-			continue // another embedder than the index's degrades nothing
+	if spec, err := reg.Manifest().Lookup(s.opts.Embedder); err != nil {
+		out = append(out, strings.Join(toolsNeeding[stages.RoleEmbedder], ", ")+": "+err.Error())
+	} else if st := models.Check(reg.DataDir(), spec); !st.Installed {
+		for _, tool := range toolsNeeding[stages.RoleEmbedder] {
+			add(spec.Name, tool, st.Problem)
 		}
-		if spec.StandInFor != "" {
-			continue // a cost stand-in (for benchmarks) serves no search
+	}
+	for _, model := range order {
+		out = append(out, fmt.Sprintf("%s: %v (%s: %s)", strings.Join(need[model], ", "), models.ErrNotInstalled, model, problem[model]))
+	}
+	return out
+}
+
+// otherConfigurations lists the configurations a client may name, but the
+// served one, that cannot run here, and why.
+func (s *Server) otherConfigurations() []ConfigHealth {
+	out := []ConfigHealth{}
+	names, err := pipeline.Names(s.opts.ConfigRoot)
+	if err != nil {
+		return append(out, ConfigHealth{Name: "configs/, experiments/", CannotRun: []string{err.Error()}})
+	}
+	for _, name := range names {
+		if name == s.opts.ConfigName {
+			continue
 		}
-		if st := models.Check(reg.DataDir(), spec); !st.Installed {
-			what := strings.Join(append(pipeline.StagesNeeding(spec.Role), toolsNeeding[spec.Role]...), ", ")
-			if what == "" {
-				what = spec.Role
+		cfg, err := pipeline.Find(s.opts.ConfigRoot, name)
+		if err != nil {
+			out = append(out, ConfigHealth{Name: name, CannotRun: []string{err.Error()}})
+			continue
+		}
+		missing, err := pipeline.Missing(cfg, s.opts.Registry, s.opts.Embedder)
+		if err != nil {
+			out = append(out, ConfigHealth{Name: name, CannotRun: []string{err.Error()}})
+			continue
+		}
+		if len(missing) > 0 {
+			c := ConfigHealth{Name: name}
+			for _, m := range missing {
+				c.CannotRun = append(c.CannotRun, m.String())
 			}
-			out = append(out, fmt.Sprintf("%s: %v (%s: %s)", what, models.ErrNotInstalled, spec.Name, st.Problem))
+			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// Health reports the server's state: the index, the models, what is degraded
-// and the reindexer.
+// Health reports the server's state: the index, the models, what of the
+// served configuration cannot run, what other configurations cannot, and the
+// reindexer.
 func (s *Server) Health(ctx context.Context) Health {
 	h := Health{Version: Version(), Config: s.opts.ConfigName, Watch: s.opts.Watch, Reindex: s.reindex.status(), Models: []ModelHealth{}}
 	reg := s.opts.Registry
 	for _, spec := range reg.Manifest().Models {
 		st := models.Check(reg.DataDir(), spec)
-		h.Models = append(h.Models, ModelHealth{Name: spec.Name, Role: spec.Role, Installed: st.Installed, Loaded: reg.Loaded(spec.Name), Problem: st.Problem})
+		h.Models = append(h.Models, ModelHealth{Name: spec.Name, Role: spec.Role, StandInFor: spec.StandInFor,
+			Installed: st.Installed, Loaded: reg.Loaded(spec.Name), Problem: st.Problem})
 	}
 	h.DegradedStages = s.degradedStages()
-	if cfg, err := pipeline.Find(s.opts.ConfigRoot, s.opts.ConfigName); err != nil {
-		h.DegradedStages = append(h.DegradedStages, fmt.Sprintf("vault_search: configuration %s: %v", s.opts.ConfigName, err))
-	} else if err := s.checkModels(cfg); err != nil {
-		h.DegradedStages = append(h.DegradedStages, "vault_search: "+err.Error())
-	}
+	h.OtherConfigurations = s.otherConfigurations()
 	h.Index = "ok"
 	if hd, release, err := s.acquire(ctx); err != nil {
 		h.Index = err.Error()
-		h.DegradedStages = append(h.DegradedStages, "all tools but vault_reindex: "+err.Error())
 	} else {
 		st, err := hd.db.Stats(ctx)
 		release()
 		if err != nil {
 			h.Index = err.Error()
-			h.DegradedStages = append(h.DegradedStages, "index: "+err.Error())
 		} else {
 			h.Notes, h.Chunks = st.Notes, st.Chunks
 			if !st.BuiltAt.IsZero() {
@@ -99,9 +171,13 @@ func (s *Server) Health(ctx context.Context) Health {
 			}
 		}
 	}
-	h.Status = "ok"
-	if len(h.DegradedStages) > 0 {
-		h.Status = "degraded"
+	switch {
+	case h.Index != "ok":
+		h.Status = StatusError
+	case len(h.DegradedStages) > 0:
+		h.Status = StatusDegraded
+	default:
+		h.Status = StatusOK
 	}
 	return h
 }
@@ -110,8 +186,18 @@ func (s *Server) Health(ctx context.Context) Health {
 func (h Health) summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d notes, %d chunks, config %s", h.Status, h.Notes, h.Chunks, h.Config)
+	if h.Index != "ok" {
+		b.WriteString("; index: " + h.Index)
+	}
 	for _, d := range h.DegradedStages {
 		b.WriteString("; degraded: " + d)
+	}
+	if len(h.OtherConfigurations) > 0 {
+		names := make([]string, len(h.OtherConfigurations))
+		for i, c := range h.OtherConfigurations {
+			names[i] = c.Name
+		}
+		b.WriteString("; cannot run here (not served): " + strings.Join(names, ", "))
 	}
 	return b.String()
 }

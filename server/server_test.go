@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"io"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -188,7 +190,7 @@ func TestNoIndexYet(t *testing.T) {
 		t.Errorf("search without an index: %q", msg)
 	}
 	h := s.Health(context.Background())
-	if h.Status != "degraded" || h.IndexAgeSeconds != nil || !strings.Contains(h.Index, "no index yet") {
+	if h.Status != StatusError || h.IndexAgeSeconds != nil || !strings.Contains(h.Index, "no index yet") {
 		t.Errorf("health without an index: %+v", h)
 	}
 	type result struct {
@@ -343,31 +345,109 @@ func getHealth(t *testing.T, url string) Health {
 	return h
 }
 
-func TestMissingCrossEncoderIsDegraded(t *testing.T) {
+// TestHealthStatus: /health describes what this server serves. A model only
+// another configuration needs leaves it ok (that configuration is listed in
+// other_configurations); a model the served configuration needs makes it
+// degraded, naming the stage; an index that cannot be read makes it error.
+func TestHealthStatus(t *testing.T) {
+	needsRerank := ConfigHealth{Name: "needs-rerank", CannotRun: []string{"stage rerank needs ms-marco-MiniLM-L-6-v2 (cross-encoder): not fetched"}}
+	tests := []struct {
+		name     string
+		config   string
+		unusable bool // the index file is not an index, and rebuilding it fails
+		status   string
+		degraded []string
+		others   []ConfigHealth
+		index    string // a part of Health.Index
+	}{
+		{"ok: only another configuration needs the missing cross-encoder", "test-hybrid", false,
+			StatusOK, []string{}, []ConfigHealth{needsRerank}, "ok"},
+		{"degraded: the served configuration needs it", "needs-rerank", false,
+			StatusDegraded, []string{"rerank: model not installed (ms-marco-MiniLM-L-6-v2: not fetched)"}, []ConfigHealth{}, "ok"},
+		{"error: the index cannot be read", "test-hybrid", true,
+			StatusError, []string{}, []ConfigHealth{needsRerank}, "the last build failed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := degradedRegistry(t)
+			s := newServer(t, func(o *Options) {
+				o.Registry, o.ConfigName = reg, tc.config
+				if tc.unusable {
+					o.DBPath = filepath.Join(t.TempDir(), "vault.db")
+					if err := os.WriteFile(o.DBPath, []byte("# a note, not an index\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					o.wrapBuild = func(func(context.Context) (index.Report, error)) func(context.Context) (index.Report, error) {
+						return func(context.Context) (index.Report, error) { return index.Report{}, errors.New("disk full") }
+					}
+				}
+			})
+			if tc.unusable {
+				if _, err := s.reindex.Run(context.Background()); err == nil {
+					t.Fatal("the rebuild should fail")
+				}
+			}
+			h := getHealth(t, serveHTTP(t, s))
+			if h.Status != tc.status || h.Config != tc.config || !strings.Contains(h.Index, tc.index) {
+				t.Errorf("status %q, config %q, index %q; want %q, %q, %q", h.Status, h.Config, h.Index, tc.status, tc.config, tc.index)
+			}
+			if !reflect.DeepEqual(h.DegradedStages, tc.degraded) {
+				t.Errorf("degraded_stages = %q, want %q", h.DegradedStages, tc.degraded)
+			}
+			if !reflect.DeepEqual(h.OtherConfigurations, tc.others) {
+				t.Errorf("other_configurations = %+v, want %+v", h.OtherConfigurations, tc.others)
+			}
+			if tc.unusable {
+				if h.Notes != 0 || h.IndexAgeSeconds != nil {
+					t.Errorf("an unreadable index reported %d notes, age %v", h.Notes, h.IndexAgeSeconds)
+				}
+			} else {
+				built, err := time.Parse(time.RFC3339, h.BuiltAt)
+				if h.Notes != fx.notes || h.Chunks == 0 || err != nil || h.IndexAgeSeconds == nil || *h.IndexAgeSeconds != int64(fixedNow.Sub(built)/time.Second) {
+					t.Errorf("notes %d, chunks %d, index age %v from built_at %q and the clock %s", h.Notes, h.Chunks, h.IndexAgeSeconds, h.BuiltAt, fixedNow)
+				}
+			}
+			checkModelRoles(t, h)
+		})
+	}
+}
+
+// checkModelRoles: the missing cross-encoder shows as missing, the embedder
+// as installed, and a cost stand-in as what it is, never as a cross-encoder.
+func checkModelRoles(t *testing.T, h Health) {
+	t.Helper()
+	standIns := 0
+	for _, m := range h.Models {
+		switch {
+		case m.Name == models.DefaultCrossEncoder:
+			if m.Role != "cross-encoder" || m.Installed || m.Loaded || m.Problem == "" {
+				t.Errorf("cross-encoder reported as %+v", m)
+			}
+		case m.Name == models.DefaultEmbedder:
+			if m.Role != "embedder" || !m.Installed {
+				t.Errorf("embedder reported as %+v", m)
+			}
+		case m.StandInFor != "":
+			standIns++
+			if m.Role != models.RoleCostStandIn || m.StandInFor != models.DefaultCrossEncoder {
+				t.Errorf("a cost stand-in reported as %+v", m)
+			}
+		case m.Role == "cross-encoder":
+			t.Errorf("%s is listed as a cross-encoder", m.Name)
+		}
+	}
+	if standIns == 0 {
+		t.Error("no cost stand-in in the models: the manifest lists two")
+	}
+}
+
+// TestSearchWithAnotherConfigsModelMissing: with the cross-encoder missing
+// and a served configuration that does not use it, a search answers with
+// nothing degraded; a configuration that needs it is refused, saying so.
+func TestSearchWithAnotherConfigsModelMissing(t *testing.T) {
 	reg := degradedRegistry(t)
 	s := newServer(t, func(o *Options) { o.Registry = reg })
 	url := serveHTTP(t, s)
-	h := getHealth(t, url)
-	if h.Status != "degraded" || h.Notes != fx.notes || h.Chunks == 0 || h.Config != "test-hybrid" {
-		t.Errorf("health: %+v", h)
-	}
-	built, err := time.Parse(time.RFC3339, h.BuiltAt)
-	if err != nil || h.IndexAgeSeconds == nil || *h.IndexAgeSeconds != int64(fixedNow.Sub(built)/time.Second) {
-		t.Errorf("index age %v from built_at %q and the clock %s", h.IndexAgeSeconds, h.BuiltAt, fixedNow)
-	}
-	want := "rerank: model not installed (ms-marco-MiniLM-L-6-v2: not fetched)"
-	if len(h.DegradedStages) != 1 || h.DegradedStages[0] != want {
-		t.Errorf("degraded_stages = %q, want [%q]", h.DegradedStages, want)
-	}
-	for _, m := range h.Models {
-		if m.Role == "cross-encoder" && (m.Installed || m.Loaded || m.Problem == "") {
-			t.Errorf("cross-encoder reported as %+v", m)
-		}
-		if m.Name == models.DefaultEmbedder && !m.Installed {
-			t.Errorf("embedder reported as %+v", m)
-		}
-	}
-
 	c := connectStdio(t, s)
 	msg := callErr(t, c, ToolSearch, map[string]any{"query": "idempotency", "config": "needs-rerank"})
 	for _, w := range []string{"model not installed", "stage rerank needs ms-marco-MiniLM-L-6-v2 (cross-encoder)", "configuration needs-rerank cannot run"} {
@@ -377,8 +457,8 @@ func TestMissingCrossEncoderIsDegraded(t *testing.T) {
 	}
 	var out searchOut
 	callOK(t, c, ToolSearch, map[string]any{"query": "idempotency"}, &out)
-	if len(out.Degraded) != 1 || out.Degraded[0] != want {
-		t.Errorf("a search result must carry the degraded stages: %q", out.Degraded)
+	if out.Degraded == nil || len(out.Degraded) != 0 {
+		t.Errorf("a search result's degraded = %q, want [] (the served configuration needs no missing model)", out.Degraded)
 	}
 	if !reg.Loaded(models.DefaultEmbedder) || !getHealthLoaded(t, url) {
 		t.Error("the embedder should show as loaded after a search")
@@ -394,22 +474,56 @@ func getHealthLoaded(t *testing.T, url string) bool {
 	return false
 }
 
-func TestConfigNeedingMissingModelShowsInHealth(t *testing.T) {
+// TestServedConfigNeedingMissingModel: a served configuration whose stage
+// needs a missing model is degraded, and vault_search refuses to run it
+// without that stage; the search result of another configuration says what
+// the server cannot do.
+func TestServedConfigNeedingMissingModel(t *testing.T) {
 	reg := degradedRegistry(t)
 	s := newServer(t, func(o *Options) { o.Registry, o.ConfigName = reg, "needs-rerank" })
-	h := s.Health(context.Background())
-	found := false
-	for _, d := range h.DegradedStages {
-		if strings.HasPrefix(d, "vault_search: configuration needs-rerank cannot run: model not installed") {
-			found = true
-		}
+	want := []string{"rerank: model not installed (ms-marco-MiniLM-L-6-v2: not fetched)"}
+	if h := s.Health(context.Background()); h.Status != StatusDegraded || !reflect.DeepEqual(h.DegradedStages, want) {
+		t.Errorf("a server configured to rerank without the model: %s %q", h.Status, h.DegradedStages)
 	}
-	if h.Status != "degraded" || !found {
-		t.Errorf("a server configured to rerank without the model: %+v", h.DegradedStages)
-	}
-	msg := callErr(t, connectStdio(t, s), ToolSearch, map[string]any{"query": "idempotency"})
+	c := connectStdio(t, s)
+	msg := callErr(t, c, ToolSearch, map[string]any{"query": "idempotency"})
 	if !strings.Contains(msg, "model not installed") {
 		t.Errorf("search: %q", msg)
+	}
+	var out searchOut
+	callOK(t, c, ToolSearch, map[string]any{"query": "idempotency", "config": "test-hybrid"}, &out)
+	if !reflect.DeepEqual(out.Degraded, want) {
+		t.Errorf("a search result must carry the degraded stages: %q", out.Degraded)
+	}
+}
+
+// TestHealthWithoutModels: with no model installed at all, a keyword-only
+// served configuration is degraded only for the tools that need the
+// embedder; the configurations that need a model are listed apart, and the
+// cost stand-ins are not among the problems.
+func TestHealthWithoutModels(t *testing.T) {
+	reg, err := models.NewRegistry(t.TempDir(), models.RuntimeLibrary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Close)
+	s := newModelFreeServer(t, func(o *Options) { o.Registry, o.ConfigName = reg, "keyword" })
+	h := s.Health(context.Background())
+	emb := "stage %s needs " + models.DefaultEmbedder + " (embedder): not fetched"
+	wantDegraded := []string{"vault_delta, vault_reindex: model not installed (" + models.DefaultEmbedder + ": not fetched)"}
+	wantOthers := []ConfigHealth{
+		{Name: "needs-rerank", CannotRun: []string{"stage rerank needs ms-marco-MiniLM-L-6-v2 (cross-encoder): not fetched"}},
+		{Name: "test-hybrid", CannotRun: []string{fmt.Sprintf(emb, "vector")}},
+		{Name: "vector", CannotRun: []string{fmt.Sprintf(emb, "vector")}},
+	}
+	if h.Status != StatusDegraded || !reflect.DeepEqual(h.DegradedStages, wantDegraded) || !reflect.DeepEqual(h.OtherConfigurations, wantOthers) {
+		t.Errorf("health %s\ndegraded_stages %q\nwant %q\nother_configurations %+v\nwant %+v", h.Status, h.DegradedStages, wantDegraded, h.OtherConfigurations, wantOthers)
+	}
+	// The served configuration needing the embedder names its stage too.
+	s = newModelFreeServer(t, func(o *Options) { o.Registry, o.ConfigName = reg, "test-hybrid" })
+	want := []string{"vector, vault_delta, vault_reindex: model not installed (" + models.DefaultEmbedder + ": not fetched)"}
+	if h := s.Health(context.Background()); h.Status != StatusDegraded || !reflect.DeepEqual(h.DegradedStages, want) {
+		t.Errorf("health %s, degraded_stages %q; want degraded, %q", h.Status, h.DegradedStages, want)
 	}
 }
 

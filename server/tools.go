@@ -186,7 +186,8 @@ func (s *Server) wrap(t mcp.Tool, h func(context.Context, args) (any, error)) mc
 
 // SearchResult is vault_search's answer: the pipeline's result, the clock it
 // used, the scope escalation's outcome when filters were set, and what this
-// server cannot do (missing models), so a degraded server is never silent.
+// server cannot do of what it serves (/health's degraded_stages), so a
+// degraded server is never silent.
 type SearchResult struct {
 	*pipeline.Result
 	Now      string     `json:"now"`

@@ -79,8 +79,11 @@ func FuzzParseNote(f *testing.F) {
 			t.Errorf("invalid UTF-8 without a warning: %q", n.Warnings)
 		}
 		for _, w := range n.Warnings {
-			if !utf8.ValidString(w) {
+			if !utf8.ValidString(w.Reason) || !utf8.ValidString(w.Kind) || !utf8.ValidString(w.Detail) {
 				t.Errorf("warning is not valid UTF-8: %q", w)
+			}
+			if w.Reason == "" || w.Kind == "" {
+				t.Errorf("warning without a reason or a kind: %+v", w)
 			}
 		}
 		for _, l := range n.Links {
@@ -92,9 +95,9 @@ func FuzzParseNote(f *testing.F) {
 	})
 }
 
-func hasWarning(ws []string, sub string) bool {
+func hasWarning(ws []Problem, sub string) bool {
 	for _, w := range ws {
-		if strings.Contains(w, sub) {
+		if strings.Contains(w.Reason, sub) {
 			return true
 		}
 	}

@@ -14,7 +14,7 @@ import "time"
 // Frontmatter is the part of a note's YAML frontmatter vault-rag reads. Unknown keys are ignored.
 type Frontmatter struct {
 	Type    string   `json:"type,omitempty"`
-	Date    string   `json:"date,omitempty"` // YYYY-MM-DD as written; see Note.Date for the effective date
+	Date    string   `json:"date,omitempty"` // as written (2020-02-05, 20200205, 2020/02/05T10:30, ...); see Note.Date for the date read from it
 	Project string   `json:"project,omitempty"`
 	Status  string   `json:"status,omitempty"`
 	Source  string   `json:"source,omitempty"`
@@ -30,9 +30,9 @@ type Note struct {
 	DateSource  string      // "frontmatter", "filename" or "mtime"
 	ModTime     time.Time
 	Size        int64
-	Hash        string   // sha256 of the raw file bytes
-	Body        string   // text after the frontmatter: UTF-8, LF line ends
-	Warnings    []string // what was wrong with the file but did not stop indexing it
+	Hash        string    // sha256 of the raw file bytes
+	Body        string    // text after the frontmatter: UTF-8, LF line ends
+	Warnings    []Problem // what was wrong with the file but did not stop indexing it
 	Chunks      []Chunk
 	Links       []Link
 }

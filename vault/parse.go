@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,7 +26,7 @@ func ParseNote(relPath string, raw []byte, modTime time.Time) Note {
 
 	fm, body, fmErr := splitFrontmatter(text)
 	if fmErr != "" {
-		n.Warnings = append(n.Warnings, fmErr)
+		n.Warnings = append(n.Warnings, NewProblem(fmErr))
 	}
 	if fm != "" {
 		meta, warns := parseFrontmatter(fm)
@@ -34,20 +35,29 @@ func ParseNote(relPath string, raw []byte, modTime time.Time) Note {
 	}
 	n.Body = body
 	n.Title = titleOf(body, relPath)
-	n.Date, n.DateSource = effectiveDate(n.Frontmatter.Date, relPath, modTime)
-	if n.Frontmatter.Date != "" && n.DateSource != "frontmatter" {
-		n.Warnings = append(n.Warnings, fmt.Sprintf("frontmatter date %q is not a date (YYYY-MM-DD); using the %s", n.Frontmatter.Date, n.DateSource))
+	var dateErr error
+	n.Date, n.DateSource, dateErr = effectiveDate(n.Frontmatter.Date, relPath, modTime)
+	if dateErr != nil {
+		instead := "the file time"
+		if n.DateSource == "filename" {
+			instead = "the date in the file name"
+		}
+		n.Warnings = append(n.Warnings, Problem{
+			Reason: fmt.Sprintf("frontmatter date %q %v; using %s", n.Frontmatter.Date, dateErr, instead),
+			Kind:   fmt.Sprintf("frontmatter date %v; using %s", dateErr, instead),
+			Detail: strconv.Quote(n.Frontmatter.Date),
+		})
 	}
 	n.Links = ExtractLinks(body)
 	return n
 }
 
 // normalizeText makes the text UTF-8 with LF line ends and no byte-order mark.
-func normalizeText(raw []byte, warnings *[]string) string {
+func normalizeText(raw []byte, warnings *[]Problem) string {
 	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
 	s := string(raw)
 	if !utf8.ValidString(s) {
-		*warnings = append(*warnings, "invalid UTF-8 replaced with U+FFFD")
+		*warnings = append(*warnings, NewProblem("invalid UTF-8 replaced with U+FFFD"))
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	if strings.Contains(s, "\r") {
@@ -79,26 +89,30 @@ func splitFrontmatter(s string) (fm, body, problem string) {
 
 // parseFrontmatter reads the keys vault-rag knows. Errors name the problem and
 // keep whatever could be read.
-func parseFrontmatter(fm string) (Frontmatter, []string) {
+func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 	var m Frontmatter
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(fm), &root); err != nil {
-		return m, []string{"frontmatter is not valid YAML (ignored): " + oneLine(err.Error())}
+		return m, []Problem{detailed("frontmatter is not valid YAML (ignored)", oneLine(err.Error()))}
 	}
 	if len(root.Content) == 0 {
 		return m, nil // empty block
 	}
 	doc := root.Content[0]
 	if doc.Kind != yaml.MappingNode {
-		return m, []string{"frontmatter is not a mapping of keys to values (ignored)"}
+		return m, []Problem{NewProblem("frontmatter is not a mapping of keys to values (ignored)")}
 	}
-	var warns []string
+	var warns []Problem
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
 		key := strings.ToLower(strings.TrimSpace(k.Value))
 		if seen[key] {
-			warns = append(warns, fmt.Sprintf("frontmatter: duplicate key %q (the last one wins)", key))
+			warns = append(warns, Problem{
+				Reason: fmt.Sprintf("frontmatter: duplicate key %q (the last one wins)", key),
+				Kind:   "frontmatter: duplicate key (the last one wins)",
+				Detail: strconv.Quote(key),
+			})
 		}
 		seen[key] = true
 		switch key {
@@ -174,35 +188,23 @@ func titleOf(body, relPath string) string {
 var fileDate = regexp.MustCompile(`(?:^|/)(\d{4}-\d{2}-\d{2})[^/]*$`)
 
 // effectiveDate is the date recency decays from: the frontmatter's, else a
-// YYYY-MM-DD at the start of the file name, else the file time.
-func effectiveDate(fmDate, relPath string, mod time.Time) (time.Time, string) {
-	if t, ok := parseDate(fmDate); ok {
-		return t, "frontmatter"
+// YYYY-MM-DD at the start of the file name, else the file time. Both written
+// dates are read by parseDate; fmErr says why a frontmatter date was not
+// read (nil when it was, or when there is none).
+func effectiveDate(fmDate, relPath string, mod time.Time) (date time.Time, source string, fmErr error) {
+	if fmDate != "" {
+		t, err := parseDate(fmDate)
+		if err == nil {
+			return t, "frontmatter", nil
+		}
+		fmErr = err
 	}
 	if m := fileDate.FindStringSubmatch(relPath); m != nil {
-		if t, ok := parseDate(m[1]); ok {
-			return t, "filename"
+		if t, err := parseDate(m[1]); err == nil {
+			return t, "filename", fmErr
 		}
 	}
-	return mod.UTC(), "mtime"
-}
-
-func parseDate(s string) (time.Time, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, false
-	}
-	for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), true
-		}
-	}
-	if len(s) >= 10 {
-		if t, err := time.Parse("2006-01-02", s[:10]); err == nil {
-			return t.UTC(), true
-		}
-	}
-	return time.Time{}, false
+	return mod.UTC(), "mtime", fmErr
 }
 
 // fenceState tracks fenced code blocks (``` or ~~~) line by line.

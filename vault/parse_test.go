@@ -212,7 +212,45 @@ func TestParseNote(t *testing.T) {
 			meta:       Frontmatter{Date: "2026-13-45"},
 			date:       mtimeUTC,
 			dateSource: "mtime",
-			warnings:   []string{"not a date"},
+			warnings:   []string{"not a day of the calendar"},
+		},
+		{
+			name:       "a compact date, which YAML reads as an integer",
+			path:       "writing/writing.md",
+			raw:        "---\ndate: 20200205\n---\n# Writing\n",
+			title:      "Writing",
+			meta:       Frontmatter{Date: "20200205"},
+			date:       day("2020-02-05"),
+			dateSource: "frontmatter",
+		},
+		{
+			name:       "a date with slashes and a time",
+			path:       "slashes.md",
+			raw:        "---\ndate: 2020/02/05 10:30\n---\n",
+			title:      "slashes",
+			meta:       Frontmatter{Date: "2020/02/05 10:30"},
+			date:       time.Date(2020, 2, 5, 10, 30, 0, 0, time.UTC),
+			dateSource: "frontmatter",
+		},
+		{
+			name:       "a compact date the calendar lacks falls back to the file time",
+			path:       "x.md",
+			raw:        "---\ndate: 20201305\n---\n",
+			title:      "x",
+			meta:       Frontmatter{Date: "20201305"},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+			warnings:   []string{`frontmatter date "20201305" is not a day of the calendar; using the file time`},
+		},
+		{
+			name:       "day and month first is refused, and the file name's date used",
+			path:       "2020-05-02-meeting.md",
+			raw:        "---\ndate: 05/02/2020\n---\n",
+			title:      "2020-05-02-meeting",
+			meta:       Frontmatter{Date: "05/02/2020"},
+			date:       day("2020-05-02"),
+			dateSource: "filename",
+			warnings:   []string{`frontmatter date "05/02/2020" puts the year last, where day and month cannot be told apart (write it year first: YYYY-MM-DD); using the date in the file name`},
 		},
 		{
 			name:       "UTF-8 byte-order mark before the frontmatter",
@@ -305,7 +343,7 @@ func TestParseNote(t *testing.T) {
 				t.Fatalf("Warnings = %q, want %d matching %q", n.Warnings, len(tc.warnings), tc.warnings)
 			}
 			for i, w := range tc.warnings {
-				if !strings.Contains(n.Warnings[i], w) {
+				if !strings.Contains(n.Warnings[i].Reason, w) {
 					t.Errorf("Warnings[%d] = %q, want it to contain %q", i, n.Warnings[i], w)
 				}
 			}

@@ -27,12 +27,6 @@ type File struct {
 	Hash    string // sha256 of Raw
 }
 
-// Skipped is a file or folder Scan passed over, and why.
-type Skipped struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
-
 // ScanOptions tune Scan; the zero value uses the defaults.
 type ScanOptions struct {
 	MaxBytes int64 // 0 means DefaultMaxNoteBytes
@@ -68,7 +62,7 @@ func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped
 
 	var files []File
 	var skipped []Skipped
-	skip := func(rel, reason string) { skipped = append(skipped, Skipped{Path: rel, Reason: reason}) }
+	skip := func(rel string, p Problem) { skipped = append(skipped, Skipped{Path: rel, Problem: p}) }
 
 	// Walk the resolved root: WalkDir does not follow a root that is itself a
 	// symlink (~/vault -> ~/Dropbox/vault) and would find nothing under it.
@@ -79,7 +73,7 @@ func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped
 			if rel == "." {
 				return err
 			}
-			skip(rel, "unreadable: "+errText(err))
+			skip(rel, detailed("unreadable", errText(err)))
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -94,7 +88,7 @@ func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped
 		if d.IsDir() {
 			if r := FolderReason(rel); r != "" {
 				if !quiet(r) {
-					skip(rel+"/", r)
+					skip(rel+"/", NewProblem(r))
 				}
 				return fs.SkipDir
 			}
@@ -103,46 +97,46 @@ func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped
 		if r := FileReason(rel); r != "" {
 			switch {
 			case r == reasonBadName: // the reason shows the real bytes
-				skip(strings.ToValidUTF8(rel, "\uFFFD"), fmt.Sprintf("%s (%+q); rename the file", r, rel))
+				skip(strings.ToValidUTF8(rel, "\uFFFD"), Problem{Reason: fmt.Sprintf("%s (%+q); rename the file", r, rel), Kind: r + "; rename the file", Detail: fmt.Sprintf("%+q", rel)})
 			case !quiet(r):
-				skip(rel, r)
+				skip(rel, NewProblem(r))
 			}
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			target, err := filepath.EvalSymlinks(p)
 			if err != nil {
-				skip(rel, "broken or looping symlink: "+errText(err))
+				skip(rel, detailed("broken or looping symlink", errText(err)))
 				return nil
 			}
 			if !within(realRoot, target) {
-				skip(rel, "symlink leads outside the vault")
+				skip(rel, NewProblem("symlink leads outside the vault"))
 				return nil
 			}
 			if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() {
-				skip(rel, "symlink to something that is not a file")
+				skip(rel, NewProblem("symlink to something that is not a file"))
 				return nil
 			}
 		} else if !d.Type().IsRegular() {
-			skip(rel, "not a regular file")
+			skip(rel, NewProblem("not a regular file"))
 			return nil
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
-			skip(rel, "unreadable: "+errText(err))
+			skip(rel, detailed("unreadable", errText(err)))
 			return nil
 		}
 		if fi.Size() > maxBytes {
-			skip(rel, fmt.Sprintf("too large (%d bytes; the limit is %d)", fi.Size(), maxBytes))
+			skip(rel, Problem{Reason: fmt.Sprintf("too large (%d bytes; the limit is %d)", fi.Size(), maxBytes), Kind: fmt.Sprintf("too large (the limit is %d bytes)", maxBytes), Detail: fmt.Sprintf("%d bytes", fi.Size())})
 			return nil
 		}
 		raw, err := os.ReadFile(p)
 		if err != nil {
-			skip(rel, "unreadable: "+errText(err))
+			skip(rel, detailed("unreadable", errText(err)))
 			return nil
 		}
 		if isBinary(raw) {
-			skip(rel, "binary content (NUL bytes)")
+			skip(rel, NewProblem("binary content (NUL bytes)"))
 			return nil
 		}
 		sum := sha256.Sum256(raw)

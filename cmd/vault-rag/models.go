@@ -34,7 +34,11 @@ func cmdModels(ctx context.Context, args []string) error {
 		if !st.Installed {
 			state = "missing (" + st.Problem + ")"
 		}
-		fmt.Printf("%s  [%s]  %s\n", s.Name, s.Role, state)
+		role := s.Role
+		if s.StandInFor != "" {
+			role += " for " + s.StandInFor + ", timed only"
+		}
+		fmt.Printf("%s  [%s]  %s\n", s.Name, role, state)
 		fmt.Printf("  where:  %s\n", st.Dir)
 		if st.Installed {
 			fmt.Printf("  source: %s\n", st.Source)

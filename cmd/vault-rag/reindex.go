@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/vault"
 )
 
 func cmdReindex(ctx context.Context, args []string) error {
@@ -57,15 +59,38 @@ func printReport(w io.Writer, rep index.Report, db string) {
 	fmt.Fprintln(w)
 	if len(rep.Skipped) > 0 {
 		fmt.Fprintf(w, "  skipped %d:\n", len(rep.Skipped))
-		for _, s := range rep.Skipped {
-			fmt.Fprintf(w, "    %s: %s\n", s.Path, s.Reason)
-		}
+		printProblems(w, "files", rep.Skipped)
 	}
 	if len(rep.Warnings) > 0 {
 		fmt.Fprintf(w, "  indexed with warnings %d:\n", len(rep.Warnings))
-		for _, s := range rep.Warnings {
-			fmt.Fprintf(w, "    %s: %s\n", s.Path, s.Reason)
+		printProblems(w, "notes", rep.Warnings)
+	}
+}
+
+// problemExamples is how many files a summary line names.
+const problemExamples = 3
+
+// printProblems prints a report's files with problems, grouped by kind
+// (vault.GroupProblems): a kind that one file has is that file's own line,
+// "path: reason"; a kind several share is one line, with their count and the
+// first few of them, "37 notes: kind (e.g. a.md "x", b.md "y", c.md "z", ...)".
+// The report itself (--json, vault_reindex) keeps every file.
+func printProblems(w io.Writer, noun string, files []vault.Skipped) {
+	for _, g := range vault.GroupProblems(files) {
+		if len(g.Files) == 1 {
+			fmt.Fprintf(w, "    %s: %s\n", g.Files[0].Path, g.Files[0].Reason)
+			continue
 		}
+		var ex []string
+		for _, f := range g.Files[:min(len(g.Files), problemExamples)] {
+			ex = append(ex, strings.TrimSpace(f.Path+" "+f.Detail))
+		}
+		more := ""
+		if len(g.Files) > problemExamples {
+			ex[0] = "e.g. " + ex[0]
+			more = ", ..."
+		}
+		fmt.Fprintf(w, "    %d %s: %s (%s%s)\n", len(g.Files), noun, g.Kind, strings.Join(ex, ", "), more)
 	}
 }
 
