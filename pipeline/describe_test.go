@@ -19,7 +19,7 @@ func TestStagesDescribeThemselves(t *testing.T) {
 	if got, want := pipeline.StagesNeeding(stages.RoleCrossEncoder), []string{"rerank"}; !slices.Equal(got, want) {
 		t.Errorf("StagesNeeding(cross-encoder) = %q, want %q", got, want)
 	}
-	if got, want := pipeline.StagesNeeding(stages.RoleEmbedder), []string{"feedback", "hyde", "rerank", "vector"}; !slices.Equal(got, want) {
+	if got, want := pipeline.StagesNeeding(stages.RoleEmbedder), []string{"feedback", "hyde", "keyword", "rerank", "vector"}; !slices.Equal(got, want) {
 		t.Errorf("StagesNeeding(embedder) = %q, want %q", got, want)
 	}
 	for _, tc := range []struct {

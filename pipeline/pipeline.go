@@ -123,7 +123,7 @@ func runRetrievers(ctx context.Context, env *stages.Env, cfg *Config, st *stages
 	errs := make([]error, len(rs))
 	var wg sync.WaitGroup
 	for k, s := range rs {
-		subs[k] = stages.NewState(st.Query)
+		subs[k] = st.Fork()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

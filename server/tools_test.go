@@ -38,6 +38,20 @@ func TestToolsListed(t *testing.T) {
 		if !slices.Equal(names, want) {
 			t.Fatalf("tools = %v, want %v", names, want)
 		}
+		for _, tool := range res.Tools {
+			if tool.Name != ToolSearch {
+				continue
+			}
+			// The client's expansions: optional, and described so that the
+			// calling model knows what to write.
+			for _, p := range []string{"keywords", "hypothetical_answer"} {
+				prop, _ := tool.InputSchema.Properties[p].(map[string]any)
+				desc, _ := prop["description"].(string)
+				if prop["type"] != "string" || !strings.HasPrefix(desc, "Optional.") || !strings.Contains(desc, "Example") {
+					t.Errorf("vault_search %s: schema %v, want an optional string described with an example", p, prop)
+				}
+			}
+		}
 		for tool, req := range map[string][]string{ToolSearch: {"query"}, ToolRead: {"path"}, ToolDelta: {"items"}} {
 			if !slices.Equal(required[tool], req) {
 				t.Errorf("%s requires %v, want %v", tool, required[tool], req)
@@ -189,6 +203,9 @@ func TestSearchRefusals(t *testing.T) {
 		{"config a path", map[string]any{"query": "x", "config": "../configs/keyword"}, []string{"bare name"}},
 		{"config a yaml file", map[string]any{"query": "x", "config": "/etc/passwd.yaml"}, []string{"bare name"}},
 		{"unknown config", map[string]any{"query": "x", "config": "nope"}, []string{`no configuration "nope"`}},
+		{"keywords a list", map[string]any{"query": "x", "keywords": []any{"a", "b"}}, []string{`"keywords" must be a string`}},
+		{"answer a number", map[string]any{"query": "x", "hypothetical_answer": 3}, []string{`"hypothetical_answer" must be a string`}},
+		{"answer too long", map[string]any{"query": "x", "hypothetical_answer": strings.Repeat("a", 20000)}, []string{"the answer is 20000 bytes", "16384"}},
 	}
 	eachTransport(t, s, func(t *testing.T, c *client.Client) {
 		for _, tc := range cases {

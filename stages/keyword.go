@@ -28,6 +28,11 @@ type Keyword struct {
 	// List names the list the stage produces, for fusion weights (default
 	// "keyword").
 	List string `yaml:"list"`
+	// Vet, when set, searches the client's texts only when they are about
+	// the question: its answer at least as close to the question as the
+	// question's Vet-th nearest note (State.ClientTrusted; needs the
+	// embedder). 0 (default) takes them as sent.
+	Vet int `yaml:"vet"`
 }
 
 // Keyword note scores.
@@ -66,6 +71,9 @@ func (k *Keyword) Validate() error {
 	if err := validateText(&k.Text); err != nil {
 		return err
 	}
+	if err := validateVet(k.Vet, k.Text); err != nil {
+		return err
+	}
 	if k.List == "" {
 		k.List = k.Name()
 	}
@@ -75,9 +83,24 @@ func (k *Keyword) Validate() error {
 // ReadsExpansions implements ExpansionReader.
 func (k *Keyword) ReadsExpansions() bool { return readsExpansions(k.Text) }
 
+// Needs implements ModelUser: the index's embedder when the stage vets the
+// client's texts, nothing otherwise.
+func (k *Keyword) Needs() []ModelNeed {
+	if k.Vet == 0 {
+		return nil
+	}
+	return []ModelNeed{{Role: RoleEmbedder}}
+}
+
+// ModelRoles implements ModelUser.
+func (*Keyword) ModelRoles() []string { return []string{RoleEmbedder} }
+
 // Run implements Stage.
 func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
-	text := st.Query.Compose(k.Text)
+	text, vetInfo, err := st.text(ctx, env, k.Text, k.Vet)
+	if err != nil {
+		return err
+	}
 	if text == "" && readsExpansions(k.Text) { // the client sent none of them
 		st.produce(k.List, nil, noText(k.Text), "")
 		st.markExact()
@@ -87,6 +110,7 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
+	info = joinInfo(vetInfo, info)
 	st.produce(k.List, items, info, "")
 	st.markExact() // bm25 from SQLite: the same on every CPU
 	return nil

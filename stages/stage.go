@@ -184,13 +184,27 @@ type State struct {
 	Ranking []Item
 	Steps   []Step
 
-	mu       sync.Mutex
-	queryVec map[string][]float32 // by embedder, mode and text
-	notes    map[int64]index.NoteRow
+	mu    sync.Mutex
+	notes map[int64]index.NoteRow
+	memo  *memo // shared with the states forked from this one
+}
+
+// memo is what the stages of one request compute once and share, whichever
+// of them asks first, also when they run at once on states of their own:
+// embedded texts and vetting decisions.
+type memo struct {
+	mu    sync.Mutex
+	vecs  map[string][]float32 // by embedder, mode and text
+	vetMu sync.Mutex
+	vet   map[int]verdict // ClientTrusted's decisions, by rank
 }
 
 // NewState starts a query.
-func NewState(q Query) *State { return &State{Query: q} }
+func NewState(q Query) *State { return &State{Query: q, memo: &memo{}} }
+
+// Fork is a state of its own for a stage that runs beside others (see
+// Merge), sharing this one's query and what it has computed.
+func (s *State) Fork() *State { return &State{Query: s.Query, memo: s.memo} }
 
 // QueryVector embeds the query once per embedder per query, however many
 // stages ask.
@@ -202,9 +216,10 @@ func (s *State) QueryVector(ctx context.Context, emb Embedder) ([]float32, error
 // once per embedder, however many stages ask.
 func (s *State) TextVector(ctx context.Context, emb Embedder, text, embedAs string) ([]float32, error) {
 	key := emb.Name() + "\x00" + embedAs + "\x00" + text
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if v, ok := s.queryVec[key]; ok {
+	m := s.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.vecs[key]; ok {
 		return v, nil
 	}
 	var v []float32
@@ -220,10 +235,10 @@ func (s *State) TextVector(ctx context.Context, emb Embedder, text, embedAs stri
 	if err != nil {
 		return nil, fmt.Errorf("embed the %s text: %w", embedAs, err)
 	}
-	if s.queryVec == nil {
-		s.queryVec = map[string][]float32{}
+	if m.vecs == nil {
+		m.vecs = map[string][]float32{}
 	}
-	s.queryVec[key] = v
+	m.vecs[key] = v
 	return v, nil
 }
 
@@ -271,24 +286,14 @@ func (s *State) rerank(stage string, items []Item, info string) {
 	s.Steps = append(s.Steps, Step{Stage: stage, Items: items, Info: info})
 }
 
-// Merge appends what retrieval stages run on states of their own produced —
-// lists, steps, the ranking and embedded query vectors — as if they had run
-// on s one after another, in the order given.
+// Merge appends what retrieval stages run on states of their own (Fork)
+// produced — lists, steps and the ranking — as if they had run on s one after
+// another, in the order given.
 func (s *State) Merge(subs ...*State) {
 	for _, sub := range subs {
 		s.Lists = append(s.Lists, sub.Lists...)
 		s.Steps = append(s.Steps, sub.Steps...)
 		s.Ranking = sub.Ranking // each retrieval stage's list becomes the ranking
-		sub.mu.Lock()
-		for name, v := range sub.queryVec {
-			s.mu.Lock()
-			if s.queryVec == nil {
-				s.queryVec = map[string][]float32{}
-			}
-			s.queryVec[name] = v
-			s.mu.Unlock()
-		}
-		sub.mu.Unlock()
 	}
 }
 

@@ -29,6 +29,9 @@ type Vector struct {
 	// List names the list the stage produces, for fusion weights (default
 	// "vector").
 	List string `yaml:"list"`
+	// Vet, when set, embeds the client's texts only when they are about the
+	// question (see Keyword.Vet).
+	Vet int `yaml:"vet"`
 }
 
 // Search chooses how a KNN runs: "binary" (the default) ranks every chunk by
@@ -100,6 +103,9 @@ func (v *Vector) Validate() error {
 	if err := validateEmbedAs(&v.EmbedAs); err != nil {
 		return err
 	}
+	if err := validateVet(v.Vet, v.Text); err != nil {
+		return err
+	}
 	if v.List == "" {
 		v.List = v.Name()
 	}
@@ -139,9 +145,12 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	text := st.Query.Compose(v.Text)
+	text, vetInfo, err := st.text(ctx, env, v.Text, v.Vet)
+	if err != nil {
+		return err
+	}
 	if text == "" && readsExpansions(v.Text) { // the client sent none of them
-		st.produceStep(Step{Stage: v.List, Info: noText(v.Text)})
+		st.produceStep(Step{Stage: v.List, Info: joinInfo(vetInfo, noText(v.Text))})
 		return nil
 	}
 	qv, err := st.TextVector(ctx, emb, text, v.EmbedAs)
@@ -153,6 +162,7 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 		return err
 	}
 	step.Stage = v.List
+	step.Info = joinInfo(vetInfo, step.Info)
 	st.produceStep(step)
 	return nil
 }
