@@ -54,6 +54,22 @@ type CV struct {
 // 24-query vault. Ties go to the earlier point. A query's own score never
 // enters the choice of the point it is scored with.
 func CrossValidate(scores [][][]float64, folds [][]int, k int, candidates []int) CV {
+	return CrossValidateRule(scores, folds, k, candidates, AllDecide(len(scores)))
+}
+
+// AllDecide is the selection in which every dataset decides and none only
+// guards: the plain macro mean.
+func AllDecide(n int) Selection {
+	s := Selection{Decides: make([]bool, n), Base: make([]float64, n)}
+	for d := range s.Decides {
+		s.Decides[d] = true
+	}
+	return s
+}
+
+// CrossValidateRule is CrossValidate choosing each fold's point by a
+// selection rule (Selection.Choose) over the training queries.
+func CrossValidateRule(scores [][][]float64, folds [][]int, k int, candidates []int, sel Selection) CV {
 	if candidates == nil && len(scores) > 0 {
 		for p := range scores[0] {
 			candidates = append(candidates, p)
@@ -65,12 +81,10 @@ func CrossValidate(scores [][][]float64, folds [][]int, k int, candidates []int)
 	}
 	for f := 0; f < k; f++ {
 		train := func(d, q int) bool { return folds[d][q] != f }
-		best, bestScore := -1, 0.0
-		for _, p := range candidates {
-			s, ok := Objective(scores, p, train)
-			if ok && (best < 0 || s > bestScore) {
-				best, bestScore = p, s
-			}
+		best := sel.Choose(scores, candidates, train)
+		bestScore := 0.0
+		if best >= 0 {
+			bestScore, _ = sel.decisive(scores, best, train)
 		}
 		cv.Chosen[f], cv.Train[f] = best, bestScore
 		cv.HeldOut[f] = make([]float64, len(scores))
@@ -132,4 +146,140 @@ func Objective(scores [][][]float64, p int, in func(d, q int) bool) (float64, bo
 		return 0, false
 	}
 	return total / float64(nd), true
+}
+
+// GuardLoss is the most a classic collection may lose to the base
+// configuration, in mean nDCG@10, for a setting to be chosen: vault datasets
+// decide which setting is best, and the classic collections (Cranfield,
+// CACM: 1960s abstracts with formal queries) only guard against a setting
+// that would break retrieval of another kind of text. Stated before any
+// setting was measured against it (README "Evaluation", the selection rule).
+const GuardLoss = 0.02
+
+// Selection is what a selection rule needs to know of the datasets: which
+// decide (vault datasets) and which only guard, and the base's mean on each.
+type Selection struct {
+	Decides []bool    // per dataset: a vault that decides; false: a guard
+	Base    []float64 // per dataset: the base configuration's mean nDCG@10
+}
+
+// meanIn is point p's mean over dataset d's queries in; ok is false when
+// none is.
+func meanIn(scores [][][]float64, d, p int, in func(d, q int) bool) (float64, bool) {
+	sum, n := 0.0, 0
+	for q, v := range scores[d][p] {
+		if in(d, q) {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
+}
+
+// admissible says whether point p, over the queries in, loses at most
+// GuardLoss to the base's mean on every guard dataset.
+func (s Selection) admissible(scores [][][]float64, p int, in func(d, q int) bool) bool {
+	for d := range scores {
+		if s.Decides[d] {
+			continue
+		}
+		v, ok := meanIn(scores, d, p, in)
+		if !ok {
+			continue
+		}
+		if v+1e-12 < s.Base[d]-GuardLoss {
+			return false
+		}
+	}
+	return true
+}
+
+// decisive is point p's macro mean over the deciding datasets' queries in;
+// ok is false when there is none.
+func (s Selection) decisive(scores [][][]float64, p int, in func(d, q int) bool) (float64, bool) {
+	total, n := 0.0, 0
+	for d := range scores {
+		if !s.Decides[d] {
+			continue
+		}
+		if v, ok := meanIn(scores, d, p, in); ok {
+			total += v
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return total / float64(n), true
+}
+
+// Choose is the rule: among the candidates that respect every guard over the
+// queries in, the best macro mean over the deciding datasets' queries in;
+// ties go to the earlier point; -1 when none qualifies.
+func (s Selection) Choose(scores [][][]float64, candidates []int, in func(d, q int) bool) int {
+	best, bestScore := -1, 0.0
+	for _, p := range candidates {
+		if !s.admissible(scores, p, in) {
+			continue
+		}
+		v, ok := s.decisive(scores, p, in)
+		if ok && (best < 0 || v > bestScore) {
+			best, bestScore = p, v
+		}
+	}
+	return best
+}
+
+// LODO is leave-one-dataset-out cross-validation: what the selection rule,
+// applied to all datasets but one, predicts for the one left out — the
+// figure that says whether a setting transfers to a vault it has not seen.
+type LODO struct {
+	// Chosen[d] is the point chosen without dataset d (-1: none qualified).
+	Chosen []int
+	// Estimate[d] is that point's mean nDCG@10 on dataset d.
+	Estimate []float64
+	// Macro is the mean of Estimate over the deciding datasets (over all
+	// when none decides).
+	Macro float64
+}
+
+// LeaveOneDatasetOut chooses, for each dataset, a point by the selection rule
+// on the other datasets and scores it on the one left out.
+func LeaveOneDatasetOut(scores [][][]float64, candidates []int, sel Selection) LODO {
+	out := LODO{Chosen: make([]int, len(scores)), Estimate: make([]float64, len(scores))}
+	total, n := 0.0, 0
+	anyDecides := false
+	for _, d := range sel.Decides {
+		anyDecides = anyDecides || d
+	}
+	for d := range scores {
+		others := func(o, _ int) bool { return o != d }
+		p := sel.Choose(scores, candidates, others)
+		out.Chosen[d] = p
+		if p >= 0 {
+			out.Estimate[d] = mean(scores[d][p])
+		}
+		if sel.Decides[d] || !anyDecides {
+			total += out.Estimate[d]
+			n++
+		}
+	}
+	if n > 0 {
+		out.Macro = total / float64(n)
+	}
+	return out
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
 }

@@ -34,6 +34,10 @@ type Dataset struct {
 	Queries   []Query
 	Graded    bool   // judgements use more than one grade
 	Source    string // where it was read from
+	// Vault says the dataset is a vault of notes (the demo, a vault dataset
+	// folder) rather than a classic collection (BEIR): vaults decide which
+	// setting wins, collections only guard (Selection).
+	Vault bool
 	Hash      string // sha256 of the source files: the index is rebuilt when it changes
 	// Expansions are the client's keywords and hypothetical answer per query
 	// id (nil: the dataset has none); ExpansionsSource is the file they came
@@ -103,7 +107,7 @@ func loadQueries(name, p, vault string) (*Dataset, error) {
 		}
 	}
 	sum := sha256.Sum256(raw)
-	return &Dataset{Name: name, VaultPath: vault, Queries: qf.Queries, Graded: graded(qf.Queries), Source: p, Hash: hex.EncodeToString(sum[:])}, nil
+	return &Dataset{Name: name, VaultPath: vault, Queries: qf.Queries, Graded: graded(qf.Queries), Source: p, Hash: hex.EncodeToString(sum[:]), Vault: true}, nil
 }
 
 func graded(qs []Query) bool {

@@ -28,9 +28,15 @@ type SweepResult struct {
 	Candidates []int
 	// InSample[p] is point p's macro mean nDCG@10 over every query.
 	InSample []float64
-	// Winner is the candidate with the best InSample: the point written out.
+	// Selection says which datasets decide (vaults) and which guard.
+	Selection Selection
+	// Winner is the candidate the selection rule picks on every query: the
+	// point written out.
 	Winner int
 	CV     CV
+	// LODO is leave-one-dataset-out: for each dataset, the rule's choice on
+	// the others, scored on it.
+	LODO LODO
 	Took   time.Duration
 }
 
@@ -95,16 +101,39 @@ func RunSweep(ctx context.Context, sw *Sweep, datasets []*Dataset, opts Options)
 	}
 	all := func(d, q int) bool { return true }
 	res.InSample = make([]float64, len(points))
-	res.Winner = -1
 	for _, p := range res.Candidates {
 		res.InSample[p], _ = Objective(res.Scores, p, all)
-		if res.Winner < 0 || res.InSample[p] > res.InSample[res.Winner] {
-			res.Winner = p
-		}
 	}
-	res.CV = CrossValidate(res.Scores, res.Folds, sw.Folds, res.Candidates)
+	res.Selection = selectionOf(res.Runs)
+	res.Winner = res.Selection.Choose(res.Scores, res.Candidates, all)
+	if res.Winner < 0 {
+		return nil, fmt.Errorf("sweep %s: every grid point loses more than %.2f to %s on a guard collection", sw.Name, GuardLoss, sw.Base.Name)
+	}
+	res.CV = CrossValidateRule(res.Scores, res.Folds, sw.Folds, res.Candidates, res.Selection)
+	res.LODO = LeaveOneDatasetOut(res.Scores, res.Candidates, res.Selection)
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// selectionOf is the selection rule over runs: vault datasets decide,
+// classic collections guard against a loss to the base (Configs[0]). When no
+// dataset is a vault, every dataset decides.
+func selectionOf(runs []*DatasetRun) Selection {
+	sel := Selection{Decides: make([]bool, len(runs)), Base: make([]float64, len(runs))}
+	vaults := 0
+	for d, run := range runs {
+		sel.Decides[d] = run.Dataset.Vault
+		sel.Base[d] = run.Configs[0].Mean.NDCG
+		if run.Dataset.Vault {
+			vaults++
+		}
+	}
+	if vaults == 0 {
+		for d := range sel.Decides {
+			sel.Decides[d] = true
+		}
+	}
+	return sel
 }
 
 // DatasetMean is point p's mean nDCG@10 over dataset d's queries.
@@ -161,6 +190,7 @@ func (r *SweepResult) WinnerYAML() ([]byte, error) {
 	rows := [][2]string{
 		{"in-sample (chosen on these queries)", r.perDataset(func(d int) float64 { return r.DatasetMean(d, r.Winner) }, r.InSample[r.Winner])},
 		{fmt.Sprintf("%d-fold cross-validated (seed %d)", sw.Folds, sw.Seed), r.perDataset(func(d int) float64 { return r.CV.Estimate[d] }, r.CV.Macro)},
+		{"leave-one-dataset-out", r.perDataset(func(d int) float64 { return r.LODO.Estimate[d] }, mean(r.LODO.Estimate))},
 		{"of the base (" + sw.Base.Name + ")", r.perDataset(func(d int) float64 { return bper[d] }, bm)},
 	}
 	width := 0
@@ -316,9 +346,21 @@ func SweepTables(r *SweepResult) [][2]any {
 	win := r.Winner
 	rows = [][]string{
 		line("base ("+sw.Base.Name+")", func(d int) float64 { return bper[d] }, bm),
-		line("best in-sample (#"+fmt.Sprint(win)+")", func(d int) float64 { return r.DatasetMean(d, win) }, r.InSample[win]),
+		line("chosen in-sample (#"+fmt.Sprint(win)+")", func(d int) float64 { return r.DatasetMean(d, win) }, r.InSample[win]),
 		line(fmt.Sprintf("cross-validated (%d folds)", sw.Folds), func(d int) float64 { return r.CV.Estimate[d] }, r.CV.Macro),
+		line("leave-one-dataset-out", func(d int) float64 { return r.LODO.Estimate[d] }, mean(r.LODO.Estimate)),
 		line("in-sample − CV", func(d int) float64 { return r.DatasetMean(d, win) - r.CV.Estimate[d] }, r.InSample[win]-r.CV.Macro),
+	}
+	out = append(out, [2]any{head, rows})
+	// Leave one dataset out: what the rule picks without each dataset.
+	head = []string{"left out", "role", "chosen on the others", "its nDCG@10 there", "base there", "Δ"}
+	rows = nil
+	for d, run := range r.Runs {
+		role := "guard"
+		if r.Selection.Decides[d] {
+			role = "decides"
+		}
+		rows = append(rows, []string{run.Dataset.Name, role, pointName(r, r.LODO.Chosen[d]), f4(r.LODO.Estimate[d]), f4(bper[d]), fmt.Sprintf("%+.4f", r.LODO.Estimate[d]-bper[d])})
 	}
 	out = append(out, [2]any{head, rows})
 	return out
