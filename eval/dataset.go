@@ -38,7 +38,7 @@ type Dataset struct {
 	// folder) rather than a classic collection (BEIR): vaults decide which
 	// setting wins, collections only guard (Selection).
 	Vault bool
-	Hash      string // sha256 of the source files: the index is rebuilt when it changes
+	Hash  string // sha256 of the source files: the index is rebuilt when it changes
 	// Expansions are the client's keywords and hypothetical answer per query
 	// id (nil: the dataset has none); ExpansionsSource is the file they came
 	// from.

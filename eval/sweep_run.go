@@ -37,7 +37,7 @@ type SweepResult struct {
 	// LODO is leave-one-dataset-out: for each dataset, the rule's choice on
 	// the others, scored on it.
 	LODO LODO
-	Took   time.Duration
+	Took time.Duration
 }
 
 // RunSweep indexes each dataset once, runs the base and every grid point over
