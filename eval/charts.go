@@ -432,9 +432,10 @@ func writeDatasetCharts(dir string, r *DatasetRun, reference string) ([]string, 
 	return out, nil
 }
 
-// WriteSweepReport writes sweep-<name>.md (the tables) and
+// WriteSweepReport writes sweep-<name>.md (the tables),
 // sweep-<name>-tradeoff.png (mean nDCG@10 against p50 latency, a point per
-// grid setting and the base) under dir.
+// grid setting and the base) and sweep-<name>-transfer.png (transferChart)
+// under dir.
 func WriteSweepReport(dir string, r *SweepResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -452,12 +453,36 @@ func WriteSweepReport(dir string, r *SweepResult) error {
 	if err := tradeoffChart(filepath.Join(dir, name+"-tradeoff.png"), "sweep "+r.Sweep.Name+": in-sample "+score+" against p50 latency", score, pts); err != nil {
 		return err
 	}
+	if err := transferChart(filepath.Join(dir, name+"-transfer.png"), r); err != nil {
+		return err
+	}
 	f, err := os.Create(filepath.Join(dir, name+".md"))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "# sweep %s\n\n![tradeoff](%s-tradeoff.png)\n", r.Sweep.Name, name)
+	fmt.Fprintf(f, "# sweep %s\n\n![tradeoff](%s-tradeoff.png)\n![transfer](%s-transfer.png)\n", r.Sweep.Name, name, name)
 	PrintSweep(f, r, true)
 	return nil
+}
+
+// transferChart draws, per dataset, the base's nDCG@10 beside the chosen
+// setting's in-sample figure, its k-fold estimate and its
+// leave-one-dataset-out estimate: a family that only wins where it was tuned
+// shows its in-sample bar above the base and its leave-one-out bar below.
+func transferChart(path string, r *SweepResult) error {
+	_, bper := r.BaseMean()
+	names := make([]string, len(r.Runs))
+	series := []barSeries{{name: "base " + r.Sweep.Base.Name}, {name: "chosen, in-sample"}, {name: fmt.Sprintf("%d-fold CV", r.Sweep.Folds)}, {name: "leave-one-dataset-out"}}
+	for d, run := range r.Runs {
+		names[d] = run.Dataset.Name
+		if !r.Selection.Decides[d] {
+			names[d] += " (guard)"
+		}
+		series[0].vals = append(series[0].vals, bper[d])
+		series[1].vals = append(series[1].vals, r.DatasetMean(d, r.Winner))
+		series[2].vals = append(series[2].vals, r.CV.Estimate[d])
+		series[3].vals = append(series[3].vals, r.LODO.Estimate[d])
+	}
+	return groupedBars(path, "sweep "+r.Sweep.Name+": does the choice transfer?", "nDCG@10", names, series, 1, "%.3f")
 }

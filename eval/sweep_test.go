@@ -443,14 +443,14 @@ func TestRunSweepEndToEnd(t *testing.T) {
 	// The tables and the report render.
 	var b strings.Builder
 	PrintSweep(&b, res, false)
-	if !strings.Contains(b.String(), "cross-validated (3 folds)") || !strings.Contains(b.String(), "winner: #") {
+	if !strings.Contains(b.String(), "cross-validated (3 folds)") || !strings.Contains(b.String(), "winner: #") || !strings.Contains(b.String(), "leave-one-dataset-out") {
 		t.Errorf("sweep tables:\n%s", b.String())
 	}
 	dir := t.TempDir()
 	if err := WriteSweepReport(dir, res); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"sweep-small.md", "sweep-small-tradeoff.png"} {
+	for _, f := range []string{"sweep-small.md", "sweep-small-tradeoff.png", "sweep-small-transfer.png"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("report file %s: %v", f, err)
 		}
