@@ -41,7 +41,9 @@ type Result struct {
 	Took   string       `json:"took"`
 }
 
-// ResultNote is one note of a result with the chunk that stood for it.
+// ResultNote is one note of a result with the chunk that stood for it. Date,
+// Type and Project are index.NoteMeta's, named alike; they are fields of their
+// own because the answer has always put them in this order, after the score.
 type ResultNote struct {
 	Rank    int             `json:"rank"`
 	Path    string          `json:"path"`
