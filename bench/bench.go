@@ -2,19 +2,18 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/gen"
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
@@ -80,8 +79,6 @@ func Machine() string {
 	}
 	return fmt.Sprintf("%d cores (%s)%s, %s/%s, ONNX Runtime threads %d", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, models.Threads())
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // Run takes every measurement.
 func Run(ctx context.Context, o Options) (*Results, error) {
@@ -360,15 +357,16 @@ func reindexFigures(ctx context.Context, o Options, res *Results, work, vault, e
 		incr = append(incr, d)
 	}
 	note := "median of " + fmt.Sprint(o.Reps)
-	res.add("reindex", "demo reindex, cold (model load included) ["+embedder+"]", "demo", median(cold).Seconds(), "s", note)
-	res.add("reindex", "demo reindex, warm, no embedding cache ["+embedder+"]", "demo", median(warm).Seconds(), "s", note)
-	res.add("reindex", "full reindex of the unchanged vault (every vector from the cache) ["+embedder+"]", "demo", median(unchanged).Seconds(), "s", note)
-	res.add("reindex", "unchanged full reindex / cold ["+embedder+"]", "demo", 100*median(unchanged).Seconds()/median(cold).Seconds(), "%", "target ≤ 5 %")
-	res.add("reindex", "incremental reindex after one note changes ["+embedder+"]", "demo", median(incr).Seconds(), "s", note)
+	mCold, mWarm, mUnchanged, mIncr := measure.Percentile(cold, 50), measure.Percentile(warm, 50), measure.Percentile(unchanged, 50), measure.Percentile(incr, 50)
+	res.add("reindex", "demo reindex, cold (model load included) ["+embedder+"]", "demo", mCold.Seconds(), "s", note)
+	res.add("reindex", "demo reindex, warm, no embedding cache ["+embedder+"]", "demo", mWarm.Seconds(), "s", note)
+	res.add("reindex", "full reindex of the unchanged vault (every vector from the cache) ["+embedder+"]", "demo", mUnchanged.Seconds(), "s", note)
+	res.add("reindex", "unchanged full reindex / cold ["+embedder+"]", "demo", 100*mUnchanged.Seconds()/mCold.Seconds(), "%", "target ≤ 5 %")
+	res.add("reindex", "incremental reindex after one note changes ["+embedder+"]", "demo", mIncr.Seconds(), "s", note)
 	if fi, err := os.Stat(db); err == nil {
 		res.add("size", "index size on disk ["+embedder+"]", "demo", float64(fi.Size())/(1<<20), "MiB", "")
 	}
-	logf("reindex %s: cold %s, warm %s, unchanged %s, incremental %s", embedder, median(cold), median(warm), median(unchanged), median(incr))
+	logf("reindex %s: cold %s, warm %s, unchanged %s, incremental %s", embedder, mCold, mWarm, mUnchanged, mIncr)
 	return nil
 }
 
@@ -437,7 +435,7 @@ func throughput(ctx context.Context, res *Results, emb *models.Embedder, vault, 
 		}
 	}
 	n := float64(len(chunkTexts))
-	r, ix := median(raw), median(indexer)
+	r, ix := measure.Percentile(raw, 50), measure.Percentile(indexer, 50)
 	res.add("throughput", "raw ONNX session (pre-tokenized, length-sorted over all chunks)", "demo", n/r.Seconds(), "chunks/s", fmt.Sprintf("%d chunks, %s", len(chunkTexts), emb.Name()))
 	res.add("throughput", "indexer (scan, parse, chunk, tokenize, embed, write)", "demo", n/ix.Seconds(), "chunks/s", "")
 	res.add("throughput", "indexer / raw", "demo", 100*r.Seconds()/ix.Seconds(), "%", "")
@@ -483,9 +481,10 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 			}
 			ds = append(ds, time.Since(t0))
 		}
-		res.add("latency", cfg.Name+" p50", dataset, ms(eval.Percentile(ds, 50)), "ms", fmt.Sprintf("%d queries", len(ds)))
-		res.add("latency", cfg.Name+" p95", dataset, ms(eval.Percentile(ds, 95)), "ms", "")
-		logf("latency %s %s: p50 %.1f ms, p95 %.1f ms", dataset, cfg.Name, ms(eval.Percentile(ds, 50)), ms(eval.Percentile(ds, 95)))
+		p50, p95 := measure.Millis(measure.Percentile(ds, 50)), measure.Millis(measure.Percentile(ds, 95))
+		res.add("latency", cfg.Name+" p50", dataset, p50, "ms", fmt.Sprintf("%d queries", len(ds)))
+		res.add("latency", cfg.Name+" p95", dataset, p95, "ms", "")
+		logf("latency %s %s: p50 %.1f ms, p95 %.1f ms", dataset, cfg.Name, p50, p95)
 	}
 	if err := keywordReference(ctx, res, db, dataset, queries, logf); err != nil {
 		return err
@@ -527,12 +526,12 @@ func keywordReference(ctx context.Context, res *Results, db *index.DB, dataset s
 	if len(post) == 0 {
 		return nil
 	}
-	p50, f50 := eval.Percentile(post, 50), eval.Percentile(fts, 50)
-	res.add("latency", "keyword index call p50", dataset, ms(p50), "ms", "bm25 on the postings, limit 40")
-	res.add("latency", "keyword index call p95", dataset, ms(eval.Percentile(post, 95)), "ms", "")
-	res.add("latency", "keyword index call by FTS5 p50", dataset, ms(f50), "ms", fmt.Sprintf("the same search by FTS5 alone, alternating: %.1fx the postings", float64(f50)/float64(max(p50, 1))))
-	res.add("latency", "keyword index call by FTS5 p95", dataset, ms(eval.Percentile(fts, 95)), "ms", "")
-	logf("latency %s keyword index call: postings p50 %.2f ms, FTS5 p50 %.2f ms", dataset, ms(p50), ms(f50))
+	p50, f50 := measure.Percentile(post, 50), measure.Percentile(fts, 50)
+	res.add("latency", "keyword index call p50", dataset, measure.Millis(p50), "ms", "bm25 on the postings, limit 40")
+	res.add("latency", "keyword index call p95", dataset, measure.Millis(measure.Percentile(post, 95)), "ms", "")
+	res.add("latency", "keyword index call by FTS5 p50", dataset, measure.Millis(f50), "ms", fmt.Sprintf("the same search by FTS5 alone, alternating: %.1fx the postings", float64(f50)/float64(max(p50, 1))))
+	res.add("latency", "keyword index call by FTS5 p95", dataset, measure.Millis(measure.Percentile(fts, 95)), "ms", "")
+	logf("latency %s keyword index call: postings p50 %.2f ms, FTS5 p50 %.2f ms", dataset, measure.Millis(p50), measure.Millis(f50))
 	return nil
 }
 
@@ -553,8 +552,8 @@ func queryEmbedding(ctx context.Context, res *Results, emb stages.Embedder, data
 		}
 		ds = append(ds, time.Since(t0))
 	}
-	res.add("latency", "query embedding p50", dataset, ms(eval.Percentile(ds, 50)), "ms", emb.Name()+", in every vector and hybrid figure")
-	res.add("latency", "query embedding p95", dataset, ms(eval.Percentile(ds, 95)), "ms", "")
+	res.add("latency", "query embedding p50", dataset, measure.Millis(measure.Percentile(ds, 50)), "ms", emb.Name()+", in every vector and hybrid figure")
+	res.add("latency", "query embedding p95", dataset, measure.Millis(measure.Percentile(ds, 95)), "ms", "")
 	return nil
 }
 
@@ -618,25 +617,4 @@ func scaleQueries(ctx context.Context, dbPath string, n int) ([]string, error) {
 		out = append(out, all[i*total/n].Title)
 	}
 	return out, nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
-// WriteJSON writes the results.
-func (r *Results) WriteJSON(path string) error {
-	raw, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(raw, '\n'), 0o644)
 }

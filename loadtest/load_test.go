@@ -239,24 +239,6 @@ func TestChecks(t *testing.T) {
 	}
 }
 
-func TestPercentile(t *testing.T) {
-	ds := make([]time.Duration, 100)
-	for i := range ds {
-		ds[i] = time.Duration(i+1) * time.Millisecond
-	}
-	for _, tc := range []struct {
-		q    float64
-		want float64
-	}{{0.5, 50}, {0.95, 95}, {0.99, 99}, {1, 100}, {0, 1}} {
-		if got := percentile(ds, tc.q); got != tc.want {
-			t.Errorf("percentile(1..100 ms, %v) = %v, want %v", tc.q, got, tc.want)
-		}
-	}
-	if got := percentile(nil, 0.5); got != 0 {
-		t.Errorf("percentile of nothing = %v", got)
-	}
-}
-
 func TestExcerpts(t *testing.T) {
 	long := strings.Repeat("word ", 200)
 	body := "# Title\n\nshort\n\n## Heading\n\n" + strings.Repeat("A prose paragraph of some length. ", 4) + "\n\n```\n" +

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -205,7 +206,7 @@ func normalize(s string) string {
 func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *stages.State) (*Result, error) {
 	res := &Result{Config: cfg.Name, Query: req.Text, Notes: []ResultNote{}}
 	for _, s := range st.Steps {
-		res.Stages = append(res.Stages, StageInfo{Stage: s.Stage, Count: len(s.Items), Info: s.Info, Outcome: s.Outcome, Millis: float64(s.Duration.Microseconds()) / 1000})
+		res.Stages = append(res.Stages, StageInfo{Stage: s.Stage, Count: len(s.Items), Info: s.Info, Outcome: s.Outcome, Millis: measure.Millis(s.Duration)})
 	}
 	top := st.Ranking[:min(req.K, len(st.Ranking))]
 	notes, err := st.Notes(ctx, db, top)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vault-rag/vault-rag/bench"
+	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/models"
 )
 
@@ -54,7 +55,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	if *only != "" && !strings.HasSuffix(*out, "-"+*only) {
 		*out += "-" + *only // a section alone does not overwrite the full report
 	}
-	if err := res.WriteJSON(*out + ".json"); err != nil {
+	if err := measure.WriteJSON(*out+".json", res); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
