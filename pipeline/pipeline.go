@@ -33,6 +33,19 @@ type Request struct {
 	Explain  bool      // record every stage's rank and score per note
 }
 
+// ParseNow reads a request's Now as a caller writes it: RFC 3339 or
+// YYYY-MM-DD (midnight UTC). ok is false for anything else; the caller says
+// which of its inputs was wrong, and what an absent value means (the wall
+// clock, read at the edge).
+func ParseNow(s string) (now time.Time, ok bool) {
+	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
 // Result is a ranked answer.
 type Result struct {
 	Config string       `json:"config"`

@@ -232,8 +232,9 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 	}
 	now := s.opts.Clock().UTC()
 	if nowText != "" {
-		if now, err = parseNow(nowText); err != nil {
-			return nil, err
+		var ok bool
+		if now, ok = pipeline.ParseNow(nowText); !ok {
+			return nil, fmt.Errorf("parameter %q is %q, neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD", "now", nowText)
 		}
 	}
 	name, err := a.str("config")

@@ -70,18 +70,17 @@ func (f filterFlags) filter() index.Filter {
 	return index.Filter{PathPrefix: *f.path, Type: *f.typ, Project: *f.project, Status: *f.status, Topics: topics, DateFrom: *f.from, DateTo: *f.to}
 }
 
-// parseNow reads --now: RFC 3339 or YYYY-MM-DD; empty means the wall clock,
-// read here, at the edge, never inside the pipeline.
+// parseNow reads --now (pipeline.ParseNow); empty means the wall clock, read
+// here, at the edge, never inside the pipeline.
 func parseNow(s string) (time.Time, error) {
 	if s == "" {
 		return time.Now().UTC(), nil
 	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
+	now, ok := pipeline.ParseNow(s)
+	if !ok {
+		return now, fmt.Errorf("--now %q is neither RFC 3339 nor YYYY-MM-DD", s)
 	}
-	return time.Time{}, fmt.Errorf("--now %q is neither RFC 3339 nor YYYY-MM-DD", s)
+	return now, nil
 }
 
 func cmdSearch(ctx context.Context, args []string) error {
