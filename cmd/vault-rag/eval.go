@@ -30,13 +30,13 @@ func cmdEval(ctx context.Context, args []string) error {
 	reportDir := fs.String("report", "", "write a markdown report, charts and TREC run files here")
 	markdown := fs.Bool("markdown", false, "print the tables as markdown")
 	reference := fs.String("reference", "shipping", "the configuration others are compared with")
-	root := fs.String("root", ".", "folder holding configs/, experiments/, eval/, vault/ and baselines/")
+	root := fs.String("root", configRoot(), "folder holding configs/, experiments/, eval/, vault/ and baselines/ [VAULT_RAG_ROOT]")
 	embedder := fs.String("embedder", "", "the embedding model datasets are indexed with (default: the gate's, the fp32 original of VAULT_RAG_EMBEDDER's model; that model's quality is then checked against it)")
 	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
 	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions): configurations that read the client's keywords and answer run with them too; a vault dataset's own client.json is always used")
 	sweep := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
 	sweepOut := fs.String("sweep-out", "", "where --sweep writes the winning configuration (default experiments/sweep-<name>.yaml under --root)")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
 	if *sweep != "" && (*check || *update || len(configs) > 0) {
