@@ -2,19 +2,18 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/gen"
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
@@ -32,7 +31,7 @@ type Options struct {
 	Queries   int      // queries per dataset for latency (default 50)
 	Reps      int      // repetitions of the reindex measurements (default 3)
 	Prepare   bool     // only generate and index the scale vaults (cached for later runs)
-	Only      string   // "reindex", "throughput" or "rerank": that section alone ("" for all)
+	Only      string   // one section alone (reindex, throughput, rerank, latency: sectionParts), "" for all
 	Embedder  string   // the model of the throughput and latency sections ("" for the default)
 	// RerankQueries is how many demo queries the rerank section times per
 	// passage and scorer (default 10).
@@ -81,9 +80,41 @@ func Machine() string {
 	return fmt.Sprintf("%d cores (%s)%s, %s/%s, ONNX Runtime threads %d", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, models.Threads())
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+// parts are the measurements a run takes.
+type parts struct {
+	reindex    bool // the demo vault's reindex times, per embedder
+	throughput bool // the embedding rate, raw and through the indexer
+	latency    bool // query latency and index size, per dataset
+	recall     bool // the binary vector search's recall, per dataset
+	rerank     bool // the rerank stage's cost on the demo vault
+}
 
-// Run takes every measurement.
+// sectionParts is what a run keeps with --only naming a section ("" for the
+// full run).
+func sectionParts(only string) (parts, error) {
+	p, ok := map[string]parts{
+		"":           {reindex: true, throughput: true, latency: true, recall: true, rerank: true},
+		"reindex":    {reindex: true},
+		"throughput": {throughput: true},
+		"rerank":     {rerank: true},
+		"latency":    {latency: true},
+	}[only]
+	if !ok {
+		return p, fmt.Errorf("bench: no section %q (reindex, throughput, rerank, latency)", only)
+	}
+	return p, nil
+}
+
+// runner is one run: its options, where it works and what it has measured.
+type runner struct {
+	o     Options
+	res   *Results
+	work  string // data/bench: the reindex, throughput and scale indexes
+	vault string // the demo vault
+	logf  func(string, ...any)
+}
+
+// Run takes every measurement of the section o.Only names, or of them all.
 func Run(ctx context.Context, o Options) (*Results, error) {
 	if o.Queries == 0 {
 		o.Queries = 50
@@ -91,163 +122,172 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	if o.Reps == 0 {
 		o.Reps = 3
 	}
-	logf := func(format string, args ...any) {
+	if o.RerankQueries == 0 {
+		o.RerankQueries = 10
+	}
+	r := &runner{o: o, res: &Results{Machine: Machine(), Started: time.Now().UTC()},
+		work: filepath.Join(o.DataDir, "bench"), vault: filepath.Join(o.Root, "vault")}
+	r.logf = func(format string, args ...any) {
 		if o.Log != nil {
 			o.Log(fmt.Sprintf(format, args...))
 		}
 	}
-	res := &Results{Machine: Machine(), Started: time.Now().UTC()}
-	work := filepath.Join(o.DataDir, "bench")
-	if err := os.MkdirAll(work, 0o755); err != nil {
+	if err := os.MkdirAll(r.work, 0o755); err != nil {
 		return nil, err
 	}
-	vault := filepath.Join(o.Root, "vault")
-
 	if o.Prepare {
 		for _, n := range o.Sizes {
-			if _, err := scaleIndex(ctx, work, n, logf); err != nil {
+			if _, err := scaleIndex(ctx, r.work, n, r.logf); err != nil {
 				return nil, err
 			}
 		}
-		return res, nil
+		return r.res, nil
 	}
-	switch o.Only {
-	case "", "reindex", "throughput", "rerank", "latency":
-	default:
-		return nil, fmt.Errorf("bench: no section %q (reindex, throughput, rerank, latency)", o.Only)
-	}
-	if o.RerankQueries == 0 {
-		o.RerankQueries = 10
-	}
-	if o.Only == "rerank" {
-		return res, onlyRerank(ctx, o, res, work, logf)
-	}
-	// Reindex of the demo vault, per embedder: cold (a new registry, so the
-	// model load is included), warm, and incremental after one note changes.
-	for _, name := range []string{"bge-small-en-v1.5-q", "bge-small-en-v1.5"} { // int8 (the default), fp32
-		if o.Only == "throughput" || o.Only == "latency" {
-			break
-		}
-		if err := reindexFigures(ctx, o, res, work, vault, name, logf); err != nil {
-			return nil, err
-		}
-	}
-	if o.Only == "reindex" {
-		return res, nil
-	}
-
-	reg, err := models.NewRegistry(o.DataDir, o.Lib)
+	p, err := sectionParts(o.Only)
 	if err != nil {
 		return nil, err
+	}
+	if err := r.run(ctx, p); err != nil {
+		return nil, err
+	}
+	return r.res, nil
+}
+
+// run takes the parts p names, in a full run's order: a rerank section alone
+// has its own setup (onlyRerank).
+func (r *runner) run(ctx context.Context, p parts) error {
+	if p == (parts{rerank: true}) {
+		return onlyRerank(ctx, r.o, r.res, r.work, r.logf)
+	}
+	if p.reindex {
+		// Per embedder: cold (a new registry, so the model load is
+		// included), warm, and incremental after one note changes.
+		for _, name := range []string{"bge-small-en-v1.5-q", "bge-small-en-v1.5"} { // int8 (the default), fp32
+			if err := reindexFigures(ctx, r.o, r.res, r.work, r.vault, name, r.logf); err != nil {
+				return err
+			}
+		}
+	}
+	if !p.throughput && !p.latency {
+		return nil
+	}
+	reg, err := models.NewRegistry(r.o.DataDir, r.o.Lib)
+	if err != nil {
+		return err
 	}
 	defer reg.Close()
-	emb, err := reg.Embedder(ctx, o.Embedder)
+	emb, err := reg.Embedder(ctx, r.o.Embedder)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	latencyOnly := o.Only == "latency" // query latency and size, nothing else
-	if latencyOnly {
-		o.Recall = nil
-	}
-	if !latencyOnly {
-		if err := throughput(ctx, res, emb, vault, work, logf); err != nil {
-			return nil, err
+	if p.throughput {
+		if err := throughput(ctx, r.res, emb, r.vault, r.work, r.logf); err != nil {
+			return err
 		}
 	}
-	if o.Only == "throughput" {
-		return res, nil
+	if p.latency {
+		return r.datasets(ctx, p, reg, emb)
 	}
+	return nil
+}
 
-	cfgs, err := configs(o.Root)
+// dataset is one collection the latency and recall parts measure.
+type dataset struct {
+	name    string
+	db      string
+	timed   []string        // the queries latency times
+	all     []string        // the queries recall checks
+	models  stages.Models   // what latency runs the configurations with (nil: the registry)
+	vectors stages.Embedder // what the index's vectors were embedded with
+}
+
+// datasets measures query latency, index size, recall and the rerank cost on
+// each dataset: the demo vault, Cranfield, the recall-only BEIR folders and the
+// generated vaults.
+func (r *runner) datasets(ctx context.Context, p parts, reg *models.Registry, emb *models.Embedder) error {
+	cfgs, err := configs(r.o.Root)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	// Query latency, rerank cost and index size per dataset.
-	demo, err := eval.LoadDemo(o.Root)
+	figures := func(d dataset, timed bool) error {
+		if timed {
+			if err := queryEmbedding(ctx, r.res, emb, d.name, d.timed); err != nil {
+				return err
+			}
+			if err := latency(ctx, r.res, reg, d.models, cfgs, d.name, d.db, d.timed, r.logf); err != nil {
+				return err
+			}
+		}
+		if p.recall {
+			return recallFigures(ctx, r.res, d.vectors, d.name, d.db, d.all, r.logf)
+		}
+		return nil
+	}
+	demo, err := eval.LoadDemo(r.o.Root)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	demoDB := filepath.Join(work, "demo", emb.Name(), "index.db")
-	if _, err := eval.EnsureIndex(ctx, emb, demo.VaultPath, demoDB, logf); err != nil {
-		return nil, err
+	d := dataset{name: "demo", db: filepath.Join(r.work, "demo", emb.Name(), "index.db"),
+		timed: texts(demo.Queries, r.o.Queries), all: texts(demo.Queries, len(demo.Queries)), vectors: emb}
+	if _, err := eval.EnsureIndex(ctx, emb, demo.VaultPath, d.db, r.logf); err != nil {
+		return err
 	}
-	if err := queryEmbedding(ctx, res, emb, "demo", texts(demo.Queries, o.Queries)); err != nil {
-		return nil, err
+	if err := figures(d, true); err != nil {
+		return err
 	}
-	if err := latency(ctx, res, reg, nil, cfgs, "demo", demoDB, texts(demo.Queries, o.Queries), logf); err != nil {
-		return nil, err
-	}
-	if !latencyOnly {
-		if err := recallFigures(ctx, res, emb, "demo", demoDB, texts(demo.Queries, len(demo.Queries)), logf); err != nil {
-			return nil, err
+	if p.rerank {
+		if err := rerankCost(ctx, r.res, reg, d.db, texts(demo.Queries, r.o.RerankQueries), r.logf); err != nil {
+			return err
 		}
 	}
-	if !latencyOnly {
-		if err := rerankCost(ctx, res, reg, demoDB, texts(demo.Queries, o.RerankQueries), logf); err != nil {
-			return nil, err
-		}
-	}
-	if o.Cranfield != "" {
-		ds, err := eval.LoadBEIR(o.Cranfield, filepath.Join(o.DataDir, "eval", "cranfield"))
+	if r.o.Cranfield != "" {
+		d, err := r.beir(ctx, emb, r.o.Cranfield, "cranfield")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		db := filepath.Join(o.DataDir, "eval", "cranfield", emb.Name(), "index.db")
-		if _, err := eval.EnsureIndex(ctx, emb, ds.VaultPath, db, logf); err != nil {
-			return nil, err
-		}
-		if err := queryEmbedding(ctx, res, emb, "cranfield", texts(ds.Queries, o.Queries)); err != nil {
-			return nil, err
-		}
-		if err := latency(ctx, res, reg, nil, cfgs, "cranfield", db, texts(ds.Queries, o.Queries), logf); err != nil {
-			return nil, err
-		}
-		if !latencyOnly {
-			if err := recallFigures(ctx, res, emb, "cranfield", db, texts(ds.Queries, len(ds.Queries)), logf); err != nil {
-				return nil, err
-			}
+		if err := figures(d, true); err != nil {
+			return err
 		}
 	}
-	for _, dir := range o.Recall {
-		name := filepath.Base(filepath.Clean(dir))
-		ds, err := eval.LoadBEIR(dir, filepath.Join(o.DataDir, "eval", name))
+	for _, dir := range r.o.Recall {
+		if !p.recall {
+			break // the folders are for the recall check alone
+		}
+		d, err := r.beir(ctx, emb, dir, filepath.Base(filepath.Clean(dir)))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		db := filepath.Join(o.DataDir, "eval", name, emb.Name(), "index.db")
-		if _, err := eval.EnsureIndex(ctx, emb, ds.VaultPath, db, logf); err != nil {
-			return nil, err
-		}
-		if !latencyOnly {
-			if err := recallFigures(ctx, res, emb, name, db, texts(ds.Queries, len(ds.Queries)), logf); err != nil {
-				return nil, err
-			}
+		if err := figures(d, false); err != nil {
+			return err
 		}
 	}
-	for _, n := range o.Sizes {
-		name := fmt.Sprintf("gen-%d", n)
-		db, err := scaleIndex(ctx, work, n, logf)
-		if err != nil {
-			return nil, err
+	for _, n := range r.o.Sizes {
+		d := dataset{name: fmt.Sprintf("gen-%d", n), vectors: hashEmbedder,
+			models: scaleModels{Models: pipeline.RegistryModels{R: reg}, cost: QueryCost{Embedder: hashEmbedder, Real: emb}}}
+		if d.db, err = scaleIndex(ctx, r.work, n, r.logf); err != nil {
+			return err
 		}
-		qs, err := scaleQueries(ctx, db, o.Queries)
-		if err != nil {
-			return nil, err
+		if d.timed, err = scaleQueries(ctx, d.db, r.o.Queries); err != nil {
+			return err
 		}
-		sm := scaleModels{Models: pipeline.RegistryModels{R: reg}, cost: QueryCost{Embedder: hashEmbedder, Real: emb}}
-		if err := queryEmbedding(ctx, res, emb, name, qs); err != nil {
-			return nil, err
-		}
-		if err := latency(ctx, res, reg, sm, cfgs, name, db, qs, logf); err != nil {
-			return nil, err
-		}
-		if !latencyOnly {
-			if err := recallFigures(ctx, res, hashEmbedder, name, db, qs, logf); err != nil {
-				return nil, err
-			}
+		d.all = d.timed
+		if err := figures(d, true); err != nil {
+			return err
 		}
 	}
-	return res, nil
+	return nil
+}
+
+// beir loads a BEIR folder and indexes it with emb (once per content).
+func (r *runner) beir(ctx context.Context, emb *models.Embedder, dir, name string) (dataset, error) {
+	ds, err := eval.LoadBEIR(dir, filepath.Join(r.o.DataDir, "eval", name))
+	if err != nil {
+		return dataset{}, err
+	}
+	d := dataset{name: name, db: filepath.Join(r.o.DataDir, "eval", name, emb.Name(), "index.db"),
+		timed: texts(ds.Queries, r.o.Queries), all: texts(ds.Queries, len(ds.Queries)), vectors: emb}
+	_, err = eval.EnsureIndex(ctx, emb, ds.VaultPath, d.db, r.logf)
+	return d, err
 }
 
 // scaleIndex generates a vault of n notes (once) and indexes it with the hash
@@ -360,15 +400,16 @@ func reindexFigures(ctx context.Context, o Options, res *Results, work, vault, e
 		incr = append(incr, d)
 	}
 	note := "median of " + fmt.Sprint(o.Reps)
-	res.add("reindex", "demo reindex, cold (model load included) ["+embedder+"]", "demo", median(cold).Seconds(), "s", note)
-	res.add("reindex", "demo reindex, warm, no embedding cache ["+embedder+"]", "demo", median(warm).Seconds(), "s", note)
-	res.add("reindex", "full reindex of the unchanged vault (every vector from the cache) ["+embedder+"]", "demo", median(unchanged).Seconds(), "s", note)
-	res.add("reindex", "unchanged full reindex / cold ["+embedder+"]", "demo", 100*median(unchanged).Seconds()/median(cold).Seconds(), "%", "target ≤ 5 %")
-	res.add("reindex", "incremental reindex after one note changes ["+embedder+"]", "demo", median(incr).Seconds(), "s", note)
+	mCold, mWarm, mUnchanged, mIncr := measure.Percentile(cold, 50), measure.Percentile(warm, 50), measure.Percentile(unchanged, 50), measure.Percentile(incr, 50)
+	res.add("reindex", "demo reindex, cold (model load included) ["+embedder+"]", "demo", mCold.Seconds(), "s", note)
+	res.add("reindex", "demo reindex, warm, no embedding cache ["+embedder+"]", "demo", mWarm.Seconds(), "s", note)
+	res.add("reindex", "full reindex of the unchanged vault (every vector from the cache) ["+embedder+"]", "demo", mUnchanged.Seconds(), "s", note)
+	res.add("reindex", "unchanged full reindex / cold ["+embedder+"]", "demo", 100*mUnchanged.Seconds()/mCold.Seconds(), "%", "target ≤ 5 %")
+	res.add("reindex", "incremental reindex after one note changes ["+embedder+"]", "demo", mIncr.Seconds(), "s", note)
 	if fi, err := os.Stat(db); err == nil {
 		res.add("size", "index size on disk ["+embedder+"]", "demo", float64(fi.Size())/(1<<20), "MiB", "")
 	}
-	logf("reindex %s: cold %s, warm %s, unchanged %s, incremental %s", embedder, median(cold), median(warm), median(unchanged), median(incr))
+	logf("reindex %s: cold %s, warm %s, unchanged %s, incremental %s", embedder, mCold, mWarm, mUnchanged, mIncr)
 	return nil
 }
 
@@ -437,7 +478,7 @@ func throughput(ctx context.Context, res *Results, emb *models.Embedder, vault, 
 		}
 	}
 	n := float64(len(chunkTexts))
-	r, ix := median(raw), median(indexer)
+	r, ix := measure.Percentile(raw, 50), measure.Percentile(indexer, 50)
 	res.add("throughput", "raw ONNX session (pre-tokenized, length-sorted over all chunks)", "demo", n/r.Seconds(), "chunks/s", fmt.Sprintf("%d chunks, %s", len(chunkTexts), emb.Name()))
 	res.add("throughput", "indexer (scan, parse, chunk, tokenize, embed, write)", "demo", n/ix.Seconds(), "chunks/s", "")
 	res.add("throughput", "indexer / raw", "demo", 100*r.Seconds()/ix.Seconds(), "%", "")
@@ -483,9 +524,10 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 			}
 			ds = append(ds, time.Since(t0))
 		}
-		res.add("latency", cfg.Name+" p50", dataset, ms(eval.Percentile(ds, 50)), "ms", fmt.Sprintf("%d queries", len(ds)))
-		res.add("latency", cfg.Name+" p95", dataset, ms(eval.Percentile(ds, 95)), "ms", "")
-		logf("latency %s %s: p50 %.1f ms, p95 %.1f ms", dataset, cfg.Name, ms(eval.Percentile(ds, 50)), ms(eval.Percentile(ds, 95)))
+		p50, p95 := measure.Millis(measure.Percentile(ds, 50)), measure.Millis(measure.Percentile(ds, 95))
+		res.add("latency", cfg.Name+" p50", dataset, p50, "ms", fmt.Sprintf("%d queries", len(ds)))
+		res.add("latency", cfg.Name+" p95", dataset, p95, "ms", "")
+		logf("latency %s %s: p50 %.1f ms, p95 %.1f ms", dataset, cfg.Name, p50, p95)
 	}
 	if err := keywordReference(ctx, res, db, dataset, queries, logf); err != nil {
 		return err
@@ -527,12 +569,12 @@ func keywordReference(ctx context.Context, res *Results, db *index.DB, dataset s
 	if len(post) == 0 {
 		return nil
 	}
-	p50, f50 := eval.Percentile(post, 50), eval.Percentile(fts, 50)
-	res.add("latency", "keyword index call p50", dataset, ms(p50), "ms", "bm25 on the postings, limit 40")
-	res.add("latency", "keyword index call p95", dataset, ms(eval.Percentile(post, 95)), "ms", "")
-	res.add("latency", "keyword index call by FTS5 p50", dataset, ms(f50), "ms", fmt.Sprintf("the same search by FTS5 alone, alternating: %.1fx the postings", float64(f50)/float64(max(p50, 1))))
-	res.add("latency", "keyword index call by FTS5 p95", dataset, ms(eval.Percentile(fts, 95)), "ms", "")
-	logf("latency %s keyword index call: postings p50 %.2f ms, FTS5 p50 %.2f ms", dataset, ms(p50), ms(f50))
+	p50, f50 := measure.Percentile(post, 50), measure.Percentile(fts, 50)
+	res.add("latency", "keyword index call p50", dataset, measure.Millis(p50), "ms", "bm25 on the postings, limit 40")
+	res.add("latency", "keyword index call p95", dataset, measure.Millis(measure.Percentile(post, 95)), "ms", "")
+	res.add("latency", "keyword index call by FTS5 p50", dataset, measure.Millis(f50), "ms", fmt.Sprintf("the same search by FTS5 alone, alternating: %.1fx the postings", float64(f50)/float64(max(p50, 1))))
+	res.add("latency", "keyword index call by FTS5 p95", dataset, measure.Millis(measure.Percentile(fts, 95)), "ms", "")
+	logf("latency %s keyword index call: postings p50 %.2f ms, FTS5 p50 %.2f ms", dataset, measure.Millis(p50), measure.Millis(f50))
 	return nil
 }
 
@@ -553,8 +595,8 @@ func queryEmbedding(ctx context.Context, res *Results, emb stages.Embedder, data
 		}
 		ds = append(ds, time.Since(t0))
 	}
-	res.add("latency", "query embedding p50", dataset, ms(eval.Percentile(ds, 50)), "ms", emb.Name()+", in every vector and hybrid figure")
-	res.add("latency", "query embedding p95", dataset, ms(eval.Percentile(ds, 95)), "ms", "")
+	res.add("latency", "query embedding p50", dataset, measure.Millis(measure.Percentile(ds, 50)), "ms", emb.Name()+", in every vector and hybrid figure")
+	res.add("latency", "query embedding p95", dataset, measure.Millis(measure.Percentile(ds, 95)), "ms", "")
 	return nil
 }
 
@@ -618,25 +660,4 @@ func scaleQueries(ctx context.Context, dbPath string, n int) ([]string, error) {
 		out = append(out, all[i*total/n].Title)
 	}
 	return out, nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
-// WriteJSON writes the results.
-func (r *Results) WriteJSON(path string) error {
-	raw, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(raw, '\n'), 0o644)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
@@ -97,7 +98,7 @@ func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath 
 		var ref float64 // the reference's p50 in this loop
 		for _, r := range runs {
 			if (r.scorer == "reference" || (passage == "snippet" && r.scorer == "bi-encoder")) && r.failed == "" {
-				ref = ms(eval.Percentile(r.times, 50))
+				ref = measure.Millis(measure.Percentile(r.times, 50))
 			}
 		}
 		for _, r := range runs {
@@ -108,9 +109,9 @@ func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath 
 				res.add("rerank", r.name, "demo", 0, "ms", r.failed)
 				continue
 			}
-			p50 := ms(eval.Percentile(r.times, 50))
+			p50 := measure.Millis(measure.Percentile(r.times, 50))
 			res.add("rerank", r.name+" p50", "demo", p50, "ms", fmt.Sprintf("%d queries, no passage cache", len(r.times)))
-			res.add("rerank", r.name+" p95", "demo", ms(eval.Percentile(r.times, 95)), "ms", "")
+			res.add("rerank", r.name+" p95", "demo", measure.Millis(measure.Percentile(r.times, 95)), "ms", "")
 			if ref > 0 {
 				res.add("rerank", r.name+" p50 ÷ bi-encoder snippet p50 (same queries, same minutes)", "demo", p50/ref, "x", "")
 			}

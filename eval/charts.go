@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/vault-rag/vault-rag/internal/measure"
 )
 
 var (
@@ -63,7 +65,7 @@ func tradeoffChart(path, title, scoreName string, pts []TradeoffPoint) error {
 	minScore := 1.0
 	var front, rest, all plotter.XYs
 	for i, pt := range pts {
-		x := math.Max(float64(pt.P50.Microseconds())/1000, 0.01)
+		x := math.Max(measure.Millis(pt.P50), 0.01)
 		lo, hi = math.Min(lo, x), math.Max(hi, x)
 		minScore = math.Min(minScore, pt.Score)
 		xy := plotter.XY{X: x, Y: pt.Score}
@@ -109,7 +111,7 @@ func tradeoffChart(path, title, scoreName string, pts []TradeoffPoint) error {
 		if on[i] {
 			mark = "* "
 		}
-		key = append(key, fmt.Sprintf("%s%.4f  %6.1f  %s", mark, pts[i].Score, float64(pts[i].P50.Microseconds())/1000, pts[i].Label))
+		key = append(key, fmt.Sprintf("%s%.4f  %6.1f  %s", mark, pts[i].Score, measure.Millis(pts[i].P50), pts[i].Label))
 	}
 	key = append(key, "", "* on the frontier")
 	sort.Slice(front, func(i, j int) bool { return front[i].X < front[j].X })
@@ -404,7 +406,7 @@ func writeDatasetCharts(dir string, r *DatasetRun, reference string) ([]string, 
 		if c.Skipped != "" {
 			continue
 		}
-		pts = append(pts, TradeoffPoint{Label: c.Name, P50: Percentile(c.Latency, 50), Score: c.Mean.NDCG})
+		pts = append(pts, TradeoffPoint{Label: c.Name, P50: measure.Percentile(c.Latency, 50), Score: c.Mean.NDCG})
 		if c.Name == reference {
 			ref = c
 		}

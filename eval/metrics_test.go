@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"time"
 )
 
 // Every expected value below is worked out by hand from the definitions
@@ -176,36 +175,5 @@ func TestMean(t *testing.T) {
 	}
 	if e := Mean(nil); e.MRR != 0 || e.NDCG != 0 || e.Recall[10] != 0 {
 		t.Errorf("mean of nothing = %+v, want zeros", e)
-	}
-}
-
-func TestPercentile(t *testing.T) {
-	ms := func(xs ...int) []time.Duration {
-		out := make([]time.Duration, len(xs))
-		for i, x := range xs {
-			out[i] = time.Duration(x) * time.Millisecond
-		}
-		return out
-	}
-	cases := []struct {
-		in   []time.Duration
-		p    float64
-		want time.Duration
-	}{
-		{nil, 50, 0},
-		{ms(7), 50, 7 * time.Millisecond},
-		{ms(4, 1, 3, 2), 50, 2 * time.Millisecond},    // rank ⌈2⌉ = 2
-		{ms(5, 1, 4, 2, 3), 50, 3 * time.Millisecond}, // rank ⌈2.5⌉ = 3
-		// rank ⌈1.4⌉ = 2: rounding to the nearest (1) would put fewer than
-		// 14% of the values at or below it.
-		{ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 14, 2 * time.Millisecond},
-		{ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20), 95, 19 * time.Millisecond}, // rank 19 exactly
-		{ms(3, 1, 2), 100, 3 * time.Millisecond},
-		{ms(3, 1, 2), 0, 1 * time.Millisecond},
-	}
-	for _, c := range cases {
-		if got := Percentile(c.in, c.p); got != c.want {
-			t.Errorf("Percentile(%v, %v) = %v, want %v", c.in, c.p, got, c.want)
-		}
 	}
 }

@@ -15,12 +15,14 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/vault-rag/vault-rag/internal/measure"
 )
 
 func f4(x float64) string { return fmt.Sprintf("%.4f", x) }
 
 func ms(r *ConfigRun, p float64) string {
-	return fmt.Sprintf("%.1f", float64(Percentile(r.Latency, p).Microseconds())/1000)
+	return fmt.Sprintf("%.1f", measure.Millis(measure.Percentile(r.Latency, p)))
 }
 
 // summaryRows are the rows of the main table: one per configuration.
@@ -391,7 +393,7 @@ func latencyChart(path string, r *DatasetRun) error {
 	for _, pct := range []float64{50, 95} {
 		vals := make(plotter.Values, len(ran))
 		for i, c := range ran {
-			vals[i] = float64(Percentile(c.Latency, pct).Microseconds()) / 1000
+			vals[i] = measure.Millis(measure.Percentile(c.Latency, pct))
 		}
 		series = append(series, barSeries{fmt.Sprintf("p%.0f", pct), vals})
 	}

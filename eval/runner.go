@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -316,19 +315,4 @@ func diagnose(ctx context.Context, db *index.DB, st *stages.State, q Query) ([]p
 		}
 	}
 	return ranks, "recall"
-}
-
-// Percentile returns the p-th percentile (0..100) of durations by the
-// nearest-rank method: the smallest value with at least p% of the values at or
-// below it (rank ⌈p/100·n⌉).
-func Percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	// The rounding guard keeps p/100·n that is an integer in exact arithmetic
-	// (e.g. 0.95·20 = 19.000000000000004) from rounding up a rank.
-	i := int(math.Ceil(float64(len(s))*p/100-1e-9)) - 1
-	return s[max(0, min(i, len(s)-1))]
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
@@ -159,7 +160,7 @@ func (r *SweepResult) P50(p int) time.Duration {
 	for _, run := range r.Runs {
 		all = append(all, run.Configs[1+p].Latency...)
 	}
-	return Percentile(all, 50)
+	return measure.Percentile(all, 50)
 }
 
 func (r *SweepResult) datasetNames() string {
@@ -294,7 +295,7 @@ func SweepTables(r *SweepResult) [][2]any {
 		if p == r.Winner {
 			mark += " (winner)"
 		}
-		row = append(row, fmt.Sprintf("%.1f", float64(r.P50(p).Microseconds())/1000), mark)
+		row = append(row, fmt.Sprintf("%.1f", measure.Millis(r.P50(p))), mark)
 		rows = append(rows, row)
 	}
 	out = append(out, [2]any{head, rows})

@@ -268,18 +268,26 @@ func (d *DB) Stats(ctx context.Context) (Stats, error) {
 	return s, nil
 }
 
+// NoteMeta is a note's metadata: the frontmatter fields the filters select on
+// and the day the note is dated (YYYY-MM-DD; see vault.Note.Date). Whatever
+// carries a note's metadata, stored or answered, embeds it, so each field has
+// one JSON name everywhere.
+type NoteMeta struct {
+	Type    string   `json:"type,omitempty"`
+	Date    string   `json:"date"`
+	Project string   `json:"project,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Source  string   `json:"source,omitempty"`
+	Topics  []string `json:"topics,omitempty"`
+}
+
 // NoteRow is a note as stored.
 type NoteRow struct {
-	ID         int64    `json:"id"`
-	Path       string   `json:"path"`
-	Title      string   `json:"title"`
-	Type       string   `json:"type,omitempty"`
-	Date       string   `json:"date"`
+	ID    int64  `json:"id"`
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	NoteMeta
 	DateSource string   `json:"date_source"`
-	Project    string   `json:"project,omitempty"`
-	Status     string   `json:"status,omitempty"`
-	Source     string   `json:"source,omitempty"`
-	Topics     []string `json:"topics,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
@@ -133,9 +134,9 @@ func buildBinary(t *testing.T, root string) string {
 func TestBuildPlan(t *testing.T) {
 	cat := catalog{
 		Notes: []note{
-			{Path: "a/one.md", Title: "One", Type: "knowledge", Date: "2025-02-10", Project: "p", Status: "active", Topics: []string{"x", "y"},
+			{Path: "a/one.md", Title: "One", NoteMeta: index.NoteMeta{Type: "knowledge", Date: "2025-02-10", Project: "p", Status: "active", Topics: []string{"x", "y"}},
 				Headings: []string{"Alpha", "Beta"}, Excerpts: []string{strings.Repeat("words about things ", 6)}},
-			{Path: "b/c/two.md", Title: "Two", Type: "session", Date: "2024-12-31", Headings: []string{}},
+			{Path: "b/c/two.md", Title: "Two", NoteMeta: index.NoteMeta{Type: "session", Date: "2024-12-31"}, Headings: []string{}},
 		},
 		Queries: []string{"first query", "second query"},
 	}
@@ -189,7 +190,7 @@ func TestBuildPlan(t *testing.T) {
 
 // TestChecks feeds the answer checks right and wrong answers.
 func TestChecks(t *testing.T) {
-	cat := catalog{Notes: []note{{Path: "a/one.md", Type: "knowledge", Headings: []string{"Alpha"}}}, Queries: []string{"q"}}
+	cat := catalog{Notes: []note{{Path: "a/one.md", NoteMeta: index.NoteMeta{Type: "knowledge"}, Headings: []string{"Alpha"}}}, Queries: []string{"q"}}
 	g := generator{cat: cat, rng: rand.New(rand.NewPCG(1, 2))}
 	var list step
 	for range 1000 { // an unfiltered first page
@@ -235,24 +236,6 @@ func TestChecks(t *testing.T) {
 	}
 	if b, err := checkReindex(`{"run":2,"mode":"incremental","changed":1,"embedded":1}`); err != nil || b.Run != 2 {
 		t.Errorf("checkReindex: %+v, %v", b, err)
-	}
-}
-
-func TestPercentile(t *testing.T) {
-	ds := make([]time.Duration, 100)
-	for i := range ds {
-		ds[i] = time.Duration(i+1) * time.Millisecond
-	}
-	for _, tc := range []struct {
-		q    float64
-		want float64
-	}{{0.5, 50}, {0.95, 95}, {0.99, 99}, {1, 100}, {0, 1}} {
-		if got := percentile(ds, tc.q); got != tc.want {
-			t.Errorf("percentile(1..100 ms, %v) = %v, want %v", tc.q, got, tc.want)
-		}
-	}
-	if got := percentile(nil, 0.5); got != 0 {
-		t.Errorf("percentile of nothing = %v", got)
 	}
 }
 

@@ -32,9 +32,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vault-rag/vault-rag/internal/measure"
 )
 
 func main() {
@@ -70,7 +71,7 @@ func mainErr() int {
 	if rep != nil {
 		rep.WriteTable(os.Stdout)
 		if jsonPath != "" {
-			if werr := rep.WriteJSON(jsonPath); werr != nil {
+			if werr := measure.WriteJSON(jsonPath, rep); werr != nil {
 				fmt.Fprintln(os.Stderr, "loadtest:", werr)
 				return 1
 			}
@@ -108,10 +109,4 @@ func findRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-// durationMS is a duration in milliseconds with microsecond precision, for
-// reports.
-func durationMS(d time.Duration) float64 {
-	return float64(d.Microseconds()) / 1000
 }

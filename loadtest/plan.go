@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/vault-rag/vault-rag/index"
 )
 
 // Tool names, as the server declares them.
@@ -42,13 +44,9 @@ type step struct {
 
 // note is one note of the vault as the server lists and reads it.
 type note struct {
-	Path     string   `json:"path"`
-	Title    string   `json:"title"`
-	Type     string   `json:"type"`
-	Date     string   `json:"date"`
-	Project  string   `json:"project"`
-	Status   string   `json:"status"`
-	Topics   []string `json:"topics"`
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	index.NoteMeta
 	Headings []string `json:"-"`
 	Excerpts []string `json:"-"` // paragraphs of its body, for vault_delta items
 }

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vault-rag/vault-rag/internal/measure"
 )
 
 // Report is the outcome of one load run; it is also the JSON written by -json.
@@ -122,15 +120,6 @@ func newReport(o Options) *Report {
 		Protocol: o.Protocol, Seed: o.Seed, Degraded: []string{}}
 }
 
-// percentile is the nearest-rank q-quantile of sorted durations, in ms.
-func percentile(sorted []time.Duration, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return durationMS(sorted[max(0, min(i, len(sorted)-1))])
-}
-
 // stats summarises one set of calls.
 func stats(tool string, ds []time.Duration, errors int) ToolStats {
 	slices.Sort(ds)
@@ -142,8 +131,8 @@ func stats(tool string, ds []time.Duration, errors int) ToolStats {
 	for _, d := range ds {
 		sum += d
 	}
-	s.P50MS, s.P95MS, s.P99MS = percentile(ds, 0.50), percentile(ds, 0.95), percentile(ds, 0.99)
-	s.MaxMS, s.MeanMS = durationMS(ds[len(ds)-1]), durationMS(sum/time.Duration(len(ds)))
+	s.P50MS, s.P95MS, s.P99MS = measure.Millis(measure.Percentile(ds, 50)), measure.Millis(measure.Percentile(ds, 95)), measure.Millis(measure.Percentile(ds, 99))
+	s.MaxMS, s.MeanMS = measure.Millis(ds[len(ds)-1]), measure.Millis(sum/time.Duration(len(ds)))
 	return s
 }
 
@@ -184,7 +173,7 @@ func (r *Report) summarize(results []callResult, wall time.Duration, reindexAt i
 	if !ri.ran {
 		return
 	}
-	r.Reindex.CallMS = durationMS(ri.end - ri.start)
+	r.Reindex.CallMS = measure.Millis(ri.end - ri.start)
 	for i, c := range results {
 		if !c.ran || i == reindexAt {
 			continue
@@ -334,19 +323,4 @@ func (r *Report) WriteTable(w io.Writer) {
 	for _, s := range r.ErrorSamples {
 		fmt.Fprintf(w, "  error: %s\n", s)
 	}
-}
-
-// WriteJSON writes the report to path, creating its folder.
-func (r *Report) WriteJSON(path string) error {
-	raw, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode the report: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write the report: %w", err)
-	}
-	if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write the report: %w", err)
-	}
-	return nil
 }

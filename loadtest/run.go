@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 )
 
@@ -519,7 +520,7 @@ func (r *runner) midReindex(ctx context.Context, c *client.Client, st step, note
 	if err != nil {
 		res.err = err.Error()
 	}
-	r.logf("vault_reindex: run %d %s, changed %d, embedded %d, took_ms %d (call %.0f ms)", b.Run, b.Mode, b.Changed, b.Embedded, b.TookMS, durationMS(res.end-res.start))
+	r.logf("vault_reindex: run %d %s, changed %d, embedded %d, took_ms %d (call %.0f ms)", b.Run, b.Mode, b.Changed, b.Embedded, b.TookMS, measure.Millis(res.end-res.start))
 	return res, reindexOutcome{build: &b}
 }
 

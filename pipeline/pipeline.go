@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -32,6 +33,19 @@ type Request struct {
 	Explain  bool      // record every stage's rank and score per note
 }
 
+// ParseNow reads a request's Now as a caller writes it: RFC 3339 or
+// YYYY-MM-DD (midnight UTC). ok is false for anything else; the caller says
+// which of its inputs was wrong, and what an absent value means (the wall
+// clock, read at the edge).
+func ParseNow(s string) (now time.Time, ok bool) {
+	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
 // Result is a ranked answer.
 type Result struct {
 	Config string       `json:"config"`
@@ -41,7 +55,9 @@ type Result struct {
 	Took   string       `json:"took"`
 }
 
-// ResultNote is one note of a result with the chunk that stood for it.
+// ResultNote is one note of a result with the chunk that stood for it. Date,
+// Type and Project are index.NoteMeta's, named alike; they are fields of their
+// own because the answer has always put them in this order, after the score.
 type ResultNote struct {
 	Rank    int             `json:"rank"`
 	Path    string          `json:"path"`
@@ -203,7 +219,7 @@ func normalize(s string) string {
 func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *stages.State) (*Result, error) {
 	res := &Result{Config: cfg.Name, Query: req.Text, Notes: []ResultNote{}}
 	for _, s := range st.Steps {
-		res.Stages = append(res.Stages, StageInfo{Stage: s.Stage, Count: len(s.Items), Info: s.Info, Outcome: s.Outcome, Millis: float64(s.Duration.Microseconds()) / 1000})
+		res.Stages = append(res.Stages, StageInfo{Stage: s.Stage, Count: len(s.Items), Info: s.Info, Outcome: s.Outcome, Millis: measure.Millis(s.Duration)})
 	}
 	top := st.Ranking[:min(req.K, len(st.Ranking))]
 	notes, err := st.Notes(ctx, db, top)

@@ -224,16 +224,6 @@ func (a args) filter() (index.Filter, error) {
 	return f, nil
 }
 
-// parseNow reads a `now` value: RFC 3339 or YYYY-MM-DD (midnight UTC).
-func parseNow(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("parameter %q is %q, neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD", "now", s)
-}
-
 func number(v any) (float64, bool) {
 	switch n := v.(type) {
 	case float64:

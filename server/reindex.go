@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -54,7 +53,7 @@ func (r *reindexer) Run(ctx context.Context) (*run, error) {
 	r.mu.Lock()
 	if r.closing {
 		r.mu.Unlock()
-		return nil, errors.New("reindex: the server is shutting down")
+		return nil, fmt.Errorf("reindex: %w", errShuttingDown)
 	}
 	var target *run
 	if r.running == nil {

@@ -40,6 +40,9 @@ const (
 	DefaultMaxBodyBytes   = 1 << 20
 )
 
+// errShuttingDown is what a call gets once Close has begun.
+var errShuttingDown = errors.New("the server is shutting down")
+
 // Options configure a Server. VaultPath, DBPath and Registry are required; the
 // zero value of every other field means its default.
 type Options struct {
@@ -267,7 +270,7 @@ func (s *Server) acquire(ctx context.Context) (h *handle, release func(), err er
 		s.mu.Lock()
 		if s.ctx.Err() != nil {
 			s.mu.Unlock()
-			return nil, nil, errors.New("the server is shutting down")
+			return nil, nil, errShuttingDown
 		}
 		cur := s.cur
 		s.mu.Unlock()
@@ -276,7 +279,7 @@ func (s *Server) acquire(ctx context.Context) (h *handle, release func(), err er
 		s.mu.Lock()
 		if s.ctx.Err() != nil {
 			s.mu.Unlock()
-			return nil, nil, errors.New("the server is shutting down")
+			return nil, nil, errShuttingDown
 		}
 		if s.cur != cur {
 			s.mu.Unlock()
@@ -319,7 +322,7 @@ func (s *Server) acquire(ctx context.Context) (h *handle, release func(), err er
 		case err == nil && s.ctx.Err() != nil:
 			s.mu.Unlock()
 			db.Close()
-			return nil, nil, errors.New("the server is shutting down")
+			return nil, nil, errShuttingDown
 		case err != nil && s.cur == nil:
 			s.mu.Unlock()
 			return nil, nil, s.noIndex(err)

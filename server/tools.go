@@ -232,8 +232,9 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 	}
 	now := s.opts.Clock().UTC()
 	if nowText != "" {
-		if now, err = parseNow(nowText); err != nil {
-			return nil, err
+		var ok bool
+		if now, ok = pipeline.ParseNow(nowText); !ok {
+			return nil, fmt.Errorf("parameter %q is %q, neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD", "now", nowText)
 		}
 	}
 	name, err := a.str("config")
@@ -297,14 +298,9 @@ func (s *Server) checkModels(cfg *pipeline.Config) error {
 
 // ReadResult is vault_read's answer.
 type ReadResult struct {
-	Path     string   `json:"path"`
-	Title    string   `json:"title"`
-	Type     string   `json:"type,omitempty"`
-	Date     string   `json:"date"`
-	Project  string   `json:"project,omitempty"`
-	Status   string   `json:"status,omitempty"`
-	Source   string   `json:"source,omitempty"`
-	Topics   []string `json:"topics,omitempty"`
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	index.NoteMeta
 	Headings []string `json:"headings"`
 	Section  string   `json:"section,omitempty"`
 	Content  string   `json:"content"`
@@ -329,8 +325,9 @@ func (s *Server) read(ctx context.Context, a args) (any, error) {
 	}
 	n := vault.ParseNote(rel, data, fi.ModTime().UTC())
 	secs := vault.ChunkNote(n.Title, n.Body, nil, 0) // the "## " sections, unsplit
-	out := ReadResult{Path: rel, Title: n.Title, Type: n.Frontmatter.Type, Date: n.Date.Format("2006-01-02"), Project: n.Frontmatter.Project,
-		Status: n.Frontmatter.Status, Source: n.Frontmatter.Source, Topics: n.Frontmatter.Topics, Headings: []string{}}
+	fm := n.Frontmatter
+	out := ReadResult{Path: rel, Title: n.Title, Headings: []string{}, NoteMeta: index.NoteMeta{
+		Type: fm.Type, Date: n.Date.Format(time.DateOnly), Project: fm.Project, Status: fm.Status, Source: fm.Source, Topics: fm.Topics}}
 	for _, sec := range secs {
 		if sec.Heading != "" {
 			out.Headings = append(out.Headings, sec.Heading)
@@ -369,13 +366,17 @@ type ListResult struct {
 
 // ListNote is one note of a listing.
 type ListNote struct {
-	Path    string   `json:"path"`
-	Title   string   `json:"title"`
-	Type    string   `json:"type,omitempty"`
-	Date    string   `json:"date"`
-	Project string   `json:"project,omitempty"`
-	Status  string   `json:"status,omitempty"`
-	Topics  []string `json:"topics,omitempty"`
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	index.NoteMeta
+}
+
+// listNote is a stored note as a listing shows it: without source, which a
+// listing leaves to vault_read (docs/mcp.md).
+func listNote(r index.NoteRow) ListNote {
+	meta := r.NoteMeta
+	meta.Source = ""
+	return ListNote{Path: r.Path, Title: r.Title, NoteMeta: meta}
 }
 
 func (s *Server) list(ctx context.Context, a args) (any, error) {
@@ -402,7 +403,7 @@ func (s *Server) list(ctx context.Context, a args) (any, error) {
 	}
 	out := ListResult{Total: total, Offset: offset, Limit: limit, Notes: []ListNote{}}
 	for _, r := range rows {
-		out.Notes = append(out.Notes, ListNote{Path: r.Path, Title: r.Title, Type: r.Type, Date: r.Date, Project: r.Project, Status: r.Status, Topics: r.Topics})
+		out.Notes = append(out.Notes, listNote(r))
 	}
 	if next := offset + len(rows); next < total {
 		out.NextOffset = &next

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"os"
 	"path/filepath"
@@ -154,5 +155,33 @@ func TestSnapshotFollowsTheScanRules(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{"a.md", "sub/b.MD"}; !slices.Equal(got, want) {
 		t.Errorf("snapshot watches %q, want %q", got, want)
+	}
+}
+
+// vault_read's and vault_list's answers keep their field names, order and
+// omitted empties: the metadata is index.NoteMeta, embedded in place.
+func TestNoteAnswersJSON(t *testing.T) {
+	meta := index.NoteMeta{Type: "knowledge", Date: "2025-01-02", Project: "p", Status: "s", Source: "src", Topics: []string{"x"}}
+	for _, tc := range []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"read, every field", ReadResult{Path: "a.md", Title: "A", NoteMeta: meta, Headings: []string{"H"}, Section: "H", Content: "c"},
+			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","project":"p","status":"s","source":"src","topics":["x"],"headings":["H"],"section":"H","content":"c"}`},
+		{"read, bare", ReadResult{Path: "a.md", Title: "A", NoteMeta: index.NoteMeta{Date: "2025-01-02"}, Headings: []string{}},
+			`{"path":"a.md","title":"A","date":"2025-01-02","headings":[],"content":""}`},
+		{"list, every field", listNote(index.NoteRow{ID: 7, Path: "a.md", Title: "A", NoteMeta: meta, DateSource: "frontmatter", Warnings: []string{"w"}}),
+			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","project":"p","status":"s","topics":["x"]}`},
+		{"list, bare", listNote(index.NoteRow{Path: "a.md", Title: "A", NoteMeta: index.NoteMeta{Date: "2025-01-02"}}),
+			`{"path":"a.md","title":"A","date":"2025-01-02"}`},
+	} {
+		raw, err := json.Marshal(tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(raw) != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, raw, tc.want)
+		}
 	}
 }

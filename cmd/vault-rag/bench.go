@@ -10,12 +10,13 @@ import (
 	"strings"
 
 	"github.com/vault-rag/vault-rag/bench"
+	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/models"
 )
 
 func cmdBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	root := fs.String("root", ".", "the repository (vault/, configs/, eval/)")
+	root := fs.String("root", configRoot(), "the repository (vault/, configs/, eval/) [VAULT_RAG_ROOT]")
 	cranfield := fs.String("cranfield", "", "a BEIR folder to measure latency on (e.g. ../shared/datasets/cranfield)")
 	sizes := fs.String("sizes", "3000,30000", "generated vault sizes, comma-separated (empty: none)")
 	queries := fs.Int("queries", 50, "queries per dataset")
@@ -25,9 +26,9 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs.Var(&recall, "recall", "a BEIR folder for the binary-search recall check, indexed with the default embedder; repeatable (e.g. ../shared/datasets/cacm)")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
 	only := fs.String("only", "", "run one section alone: reindex, throughput, rerank (the rerank cost on the demo vault) or latency (query latency and index size)")
-	embedder := fs.String("embedder", "", "the embedder of the throughput and latency sections (default: the default embedder)")
+	embedder := fs.String("embedder", embedderName(), "the embedder of the throughput and latency sections [VAULT_RAG_EMBEDDER]")
 	rerankQueries := fs.Int("rerank-queries", 10, "demo queries the rerank section times per passage and scorer")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
 	var ns []int
@@ -54,7 +55,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	if *only != "" && !strings.HasSuffix(*out, "-"+*only) {
 		*out += "-" + *only // a section alone does not overwrite the full report
 	}
-	if err := res.WriteJSON(*out + ".json"); err != nil {
+	if err := measure.WriteJSON(*out+".json", res); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {

@@ -179,3 +179,130 @@ func TestRunsFromAnotherFolder(t *testing.T) {
 		}
 	}
 }
+
+// Help is asked for, not an error: every command's -h and --help print its
+// usage on stdout and exit 0, as "vault-rag -h" does.
+func TestHelpExitsZero(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"-h"}, {"--help"}, {"help"},
+		{"reindex", "-h"}, {"search", "--help"}, {"eval", "-h"}, {"serve", "-h"}, {"gen", "-h"}, {"bench", "-h"},
+		{"models", "-h"}, {"models", "fetch", "-h"}, {"models", "import", "-h"},
+	} {
+		r := run(t, dir, "", "", args...)
+		if r.code != 0 || !strings.Contains(strings.ToLower(r.stdout), "usage") || r.stderr != "" {
+			t.Errorf("vault-rag %s: want exit 0 and the usage on stdout alone, got %s", strings.Join(args, " "), r)
+		}
+	}
+}
+
+// models import parses its flags as every command does: an unknown flag is
+// refused with the word on -h, too few operands with the usage.
+func TestModelsImportFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"models", "import", "--force", "x", "y"}, `flag provided but not defined: -force`},
+		{[]string{"models", "import", "--force", "x", "y"}, `run "vault-rag models import -h" for its flags`},
+		{[]string{"models", "import", "bge-small-en-v1.5"}, "usage: vault-rag models import NAME PATH"},
+	} {
+		r := run(t, dir, "", "", tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) || r.stdout != "" {
+			t.Errorf("vault-rag %s: want exit 2 and %q on stderr, got %s", strings.Join(tc.args, " "), tc.want, r)
+		}
+	}
+}
+
+// Every command that reads configurations defaults --root the same way
+// (VAULT_RAG_ROOT, else ./configs, else the binary's checkout), and every
+// command that takes --embedder defaults it to VAULT_RAG_EMBEDDER.
+func TestFlagDefaultsFollowTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "somewhere")
+	for _, tc := range []struct {
+		env  string
+		cmd  string
+		flag string
+		want string
+	}{
+		{"VAULT_RAG_ROOT=" + root, "search", "-root", root},
+		{"VAULT_RAG_ROOT=" + root, "serve", "-root", root},
+		{"VAULT_RAG_ROOT=" + root, "eval", "-root", root},
+		{"VAULT_RAG_ROOT=" + root, "bench", "-root", root},
+		{"VAULT_RAG_EMBEDDER=bge-small-en-v1.5", "reindex", "-embedder", "bge-small-en-v1.5"},
+		{"VAULT_RAG_EMBEDDER=bge-small-en-v1.5", "bench", "-embedder", "bge-small-en-v1.5"},
+	} {
+		cmd := command(t, dir, "", "", tc.cmd, "-h")
+		cmd.Env = append(cmd.Env, tc.env)
+		r := runCmd(t, cmd)
+		if got := flagDefault(r.stdout, tc.flag); got != strconv.Quote(tc.want) {
+			t.Errorf("%s vault-rag %s -h: %s defaults to %s, want %q\n%s", tc.env, tc.cmd, tc.flag, got, tc.want, r)
+		}
+	}
+}
+
+// flagDefault is the "(default ...)" a flag's entry of PrintDefaults shows.
+func flagDefault(usage, flag string) string {
+	_, entry, ok := strings.Cut(usage, "\n  "+flag+" ")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(entry, "\n  -"); i >= 0 {
+		entry = entry[:i]
+	}
+	_, def, ok := strings.Cut(entry, "(default ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimSpace(def), ")")
+}
+
+// search's date filters are named as vault_search's parameters
+// (--date-from, --date-to); --from and --to still work, as aliases.
+func TestSearchDateFlags(t *testing.T) {
+	d := demoIndex(t)
+	search := func(flags ...string) []string {
+		t.Helper()
+		args := append([]string{"search", "--json", "--config", "keyword", "--now", "2026-03-01"}, flags...)
+		r := mustRun(t, d.root, d.vault, d.db, append(args, "--", "lease")...)
+		var res struct{ Notes []struct{ Path, Date string } }
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+			t.Fatalf("search --json: %v\n%s", err, r.stdout)
+		}
+		var out []string
+		for _, n := range res.Notes {
+			out = append(out, n.Date+" "+n.Path)
+		}
+		return out
+	}
+	all := search()
+	outside := 0
+	for _, n := range all {
+		if n[:10] < "2025-01-01" || n[:10] > "2025-12-31" {
+			outside++
+		}
+	}
+	if outside == 0 {
+		t.Fatalf("every note found without a filter is of 2025; the test needs some that are not: %q", all)
+	}
+	named := search("--date-from", "2025-01-01", "--date-to", "2025-12-31")
+	if len(named) == 0 {
+		t.Fatal("--date-from 2025-01-01 --date-to 2025-12-31 found nothing")
+	}
+	for _, n := range named {
+		if n[:10] < "2025-01-01" || n[:10] > "2025-12-31" {
+			t.Errorf("--date-from 2025-01-01 --date-to 2025-12-31 found %s", n)
+		}
+	}
+	if alias := search("--from", "2025-01-01", "--to", "2025-12-31"); strings.Join(alias, "\n") != strings.Join(named, "\n") {
+		t.Errorf("--from/--to found\n%q\n--date-from/--date-to\n%q", alias, named)
+	}
+	help := mustRun(t, d.root, "", "", "search", "-h").stdout
+	for _, want := range []string{"alias of --date-from", "alias of --date-to"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("search -h does not say %q:\n%s", want, help)
+		}
+	}
+}

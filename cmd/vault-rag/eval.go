@@ -30,13 +30,13 @@ func cmdEval(ctx context.Context, args []string) error {
 	reportDir := fs.String("report", "", "write a markdown report, charts and TREC run files here")
 	markdown := fs.Bool("markdown", false, "print the tables as markdown")
 	reference := fs.String("reference", "shipping", "the configuration others are compared with")
-	root := fs.String("root", ".", "folder holding configs/, experiments/, eval/, vault/ and baselines/")
+	root := fs.String("root", configRoot(), "folder holding configs/, experiments/, eval/, vault/ and baselines/ [VAULT_RAG_ROOT]")
 	embedder := fs.String("embedder", "", "the embedding model datasets are indexed with (default: the gate's, the fp32 original of VAULT_RAG_EMBEDDER's model; that model's quality is then checked against it)")
 	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
 	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions): configurations that read the client's keywords and answer run with them too; a vault dataset's own client.json is always used")
 	sweep := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
 	sweepOut := fs.String("sweep-out", "", "where --sweep writes the winning configuration (default experiments/sweep-<name>.yaml under --root)")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
 	if *sweep != "" && (*check || *update || len(configs) > 0) {
@@ -72,73 +72,31 @@ func cmdEval(ctx context.Context, args []string) error {
 	defer reg.Close()
 	work := filepath.Join(models.DataDir(), "eval")
 	start := time.Now()
-	logf := func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }
+	base := eval.Options{Registry: reg, WorkDir: work, Now: now, Log: func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }}
 	if sw != nil {
-		return runSweep(ctx, sw, datasets, *root, work, *expansions, *sweepOut, *reportDir, *markdown,
-			eval.Options{Registry: reg, WorkDir: work, Now: now, Embedder: *embedder, Log: logf})
+		opts := base
+		opts.Embedder = *embedder
+		return runSweep(ctx, sw, datasets, *root, work, *expansions, *sweepOut, *reportDir, *markdown, opts)
 	}
+	e := evalRun{root: *root, expansions: *expansions, reportDir: *reportDir, reference: *reference,
+		markdown: *markdown, check: *check, update: *update, cfgs: cfgs, base: base}
 	// The gate records with the fp32 original of the users' model; the
 	// users' model (int8 by default) is then checked against it, same
 	// machine, on the shipped configurations (configs/).
-	gateModel, userModel := *embedder, ""
-	if gateModel == "" {
-		userModel = embedderName()
-		gateModel = reg.Manifest().GateModel(userModel)
+	e.gateModel = *embedder
+	if e.gateModel == "" {
+		e.userModel = embedderName()
+		e.gateModel = reg.Manifest().GateModel(e.userModel)
 	}
 	var quality []eval.Quality
 	failed := false
 	for _, name := range datasets {
-		ds, err := loadDataset(*root, name, work, *expansions)
+		qs, moved, err := e.dataset(ctx, name)
 		if err != nil {
 			return err
-		}
-		run, err := eval.Run(ctx, ds, eval.Options{Configs: cfgs, Registry: reg, WorkDir: work, Now: now, Embedder: gateModel, Log: logf})
-		if err != nil {
-			return err
-		}
-		if *markdown {
-			fmt.Printf("\n### %s\n\n", ds.Name)
-			eval.MarkdownTables(os.Stdout, run, *reference)
-		} else {
-			eval.PrintTables(os.Stdout, run, *reference)
-		}
-		if *reportDir != "" {
-			if err := eval.WriteReport(*reportDir, run, *reference); err != nil {
-				return fmt.Errorf("write report: %w", err)
-			}
-		}
-		path := eval.BaselinePath(*root, ds.Name)
-		cur := eval.BaselineOf(run)
-		switch {
-		case *update:
-			if err := eval.WriteBaseline(path, cur); err != nil {
-				return err
-			}
-			fmt.Printf("eval: wrote %s\n", path)
-		case *check:
-			old, err := eval.ReadBaseline(path)
-			if err != nil {
-				return fmt.Errorf("eval --check: %w (write it with `vault-rag eval --update`)", err)
-			}
-			diff := eval.Diff(old, cur)
-			diff.Print(os.Stdout, ds.Name, path)
-			failed = failed || diff.Failed()
-		}
-		if userModel == "" || userModel == gateModel {
-			continue
-		}
-		qs, err := checkQuality(ctx, ds, run, cfgs, userModel, eval.Options{Registry: reg, WorkDir: work, Now: now, Log: logf})
-		if err != nil {
-			return err
-		}
-		eval.PrintQuality(os.Stdout, qs, *markdown)
-		for _, q := range qs {
-			if !q.OK() && *check {
-				failed = true
-				fmt.Printf("eval --check: %s / %s: %s's mean nDCG@10 is %+.4f from %s's, outside ±%.3f\n", q.Dataset, q.Config, q.Model, q.Delta(), q.Reference, q.Bound)
-			}
 		}
 		quality = append(quality, qs...)
+		failed = failed || moved
 	}
 	if *reportDir != "" && len(quality) > 0 {
 		if err := eval.WriteQualityReport(*reportDir, quality); err != nil {
@@ -150,6 +108,91 @@ func cmdEval(ctx context.Context, args []string) error {
 		return exitError{code: 1, msg: "eval --check: numbers moved; if the change is intended, run `vault-rag eval --update` and commit the diff with its reason"}
 	}
 	return nil
+}
+
+// evalRun is what an eval's datasets share: its flags, configurations and
+// models.
+type evalRun struct {
+	root, expansions, reportDir, reference string
+	markdown, check, update                bool
+	cfgs                                   []*pipeline.Config
+	base                                   eval.Options // the registry, work folder, clock and log
+	gateModel                              string       // the model the baselines are recorded with
+	userModel                              string       // the users' model, checked against the gate's ("": none)
+}
+
+// dataset scores the configurations on one dataset and prints the tables;
+// then it writes (--update) or compares (--check) the baseline and checks the
+// users' model against the gate's. failed: --check found numbers that moved.
+func (e *evalRun) dataset(ctx context.Context, name string) (quality []eval.Quality, failed bool, err error) {
+	ds, err := loadDataset(e.root, name, e.base.WorkDir, e.expansions)
+	if err != nil {
+		return nil, false, err
+	}
+	opts := e.base
+	opts.Configs, opts.Embedder = e.cfgs, e.gateModel
+	run, err := eval.Run(ctx, ds, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	if e.markdown {
+		fmt.Printf("\n### %s\n\n", ds.Name)
+		eval.MarkdownTables(os.Stdout, run, e.reference)
+	} else {
+		eval.PrintTables(os.Stdout, run, e.reference)
+	}
+	if e.reportDir != "" {
+		if err := eval.WriteReport(e.reportDir, run, e.reference); err != nil {
+			return nil, false, fmt.Errorf("write report: %w", err)
+		}
+	}
+	if failed, err = e.baseline(ds.Name, run); err != nil {
+		return nil, false, err
+	}
+	quality, qualityFailed, err := e.quality(ctx, ds, run)
+	return quality, failed || qualityFailed, err
+}
+
+// baseline writes the dataset's baseline (--update) or compares the run with
+// it (--check; failed: numbers moved).
+func (e *evalRun) baseline(dataset string, run *eval.DatasetRun) (failed bool, err error) {
+	path := eval.BaselinePath(e.root, dataset)
+	cur := eval.BaselineOf(run)
+	switch {
+	case e.update:
+		if err := eval.WriteBaseline(path, cur); err != nil {
+			return false, err
+		}
+		fmt.Printf("eval: wrote %s\n", path)
+	case e.check:
+		old, err := eval.ReadBaseline(path)
+		if err != nil {
+			return false, fmt.Errorf("eval --check: %w (write it with `vault-rag eval --update`)", err)
+		}
+		diff := eval.Diff(old, cur)
+		diff.Print(os.Stdout, dataset, path)
+		return diff.Failed(), nil
+	}
+	return false, nil
+}
+
+// quality checks the users' model against the gate's run and prints the
+// comparison; with --check a model outside the bound fails.
+func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gate *eval.DatasetRun) (qs []eval.Quality, failed bool, err error) {
+	if e.userModel == "" || e.userModel == e.gateModel {
+		return nil, false, nil
+	}
+	if qs, err = checkQuality(ctx, ds, gate, e.cfgs, e.userModel, e.base); err != nil {
+		return nil, false, err
+	}
+	eval.PrintQuality(os.Stdout, qs, e.markdown)
+	for _, q := range qs {
+		if !q.OK() && e.check {
+			failed = true
+			fmt.Printf("eval --check: %s / %s: %s's mean nDCG@10 is %+.4f from %s's, outside ±%.3f\n", q.Dataset, q.Config, q.Model, q.Delta(), q.Reference, q.Bound)
+		}
+	}
+	return qs, failed, nil
 }
 
 // checkQuality runs the shipped configurations (those of configs/) over a

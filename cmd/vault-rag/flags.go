@@ -11,28 +11,39 @@ import (
 	"github.com/vault-rag/vault-rag/models"
 )
 
+// operands is what a command takes after its flags. The zero value is what
+// most take: none, a stray argument refused.
+type operands struct {
+	any bool // takes operands
+	// dashHint, said when a flag is unknown, tells how to pass an operand
+	// that starts with a dash: for search, a query such as a CSS variable
+	// is most often taken for a flag.
+	dashHint string
+}
+
 // parseFlags parses a command's flags the same way for every command. A
-// command that takes no positional arguments (takesArgs false) refuses a stray
-// one: "vault-rag reindex ~/notes" must not quietly index ./vault. A flag the
-// command does not know is refused with a word on "--", which ends the flags:
-// a query that starts with a dash (a CSS variable, a flag being looked up)
-// is otherwise taken for one.
-func parseFlags(fs *flag.FlagSet, args []string, takesArgs bool) error {
+// command that takes no operands refuses a stray one: "vault-rag reindex
+// ~/notes" must not quietly index ./vault. A flag the command does not know
+// is refused, with the command's word on "--" (which ends the flags) when it
+// has one. -h and --help print the command's usage on stdout and exit 0, as
+// "vault-rag -h" does.
+func parseFlags(fs *flag.FlagSet, args []string, takes operands) error {
 	name := "vault-rag " + fs.Name()
 	fs.SetOutput(io.Discard) // the messages below replace the flag package's
 	err := fs.Parse(args)
 	fs.SetOutput(os.Stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(os.Stdout)
 		fs.Usage()
-		return exitError{code: 2}
+		return exitError{code: 0}
 	case err != nil:
 		msg := fmt.Sprintf("%s: %v", name, err)
-		if takesArgs {
-			msg += fmt.Sprintf("\n  \"--\" ends the flags: to search for text that starts with a dash, put it after --, e.g. %s -- --background-primary", name)
+		if takes.dashHint != "" {
+			msg += "\n  " + takes.dashHint
 		}
 		return exitError{code: 2, msg: msg + fmt.Sprintf("\n  run \"%s -h\" for its flags", name)}
-	case !takesArgs && fs.NArg() > 0:
+	case !takes.any && fs.NArg() > 0:
 		msg := fmt.Sprintf("%s: unexpected argument %q: %s takes only flags", name, fs.Arg(0), fs.Name())
 		if st, err := os.Stat(fs.Arg(0)); err == nil && st.IsDir() {
 			msg += fmt.Sprintf(" (to use the folder %s as the vault, pass --vault %s or set VAULT_PATH)", fs.Arg(0), fs.Arg(0))
@@ -53,8 +64,9 @@ const settings = `settings (environment, or a .env file in the working folder):
   VAULT_RAG_EMBEDDER         the embedder indexes are built with   (default bge-small-en-v1.5-q, int8;
                              bge-small-en-v1.5 is the fp32 original)
   VAULT_RAG_CONFIG           the configuration search and serve run (default shipping)
-  VAULT_RAG_ROOT             the folder holding configs/ and experiments/ (default . if it has configs/,
-                             else the checkout the binary sits in)
+  VAULT_RAG_ROOT             the folder holding configs/ and experiments/ (eval and bench: also eval/,
+                             vault/, baselines/) (default . if it has configs/, else the checkout
+                             the binary sits in)
   VAULT_RAG_TRANSPORT        serve: http or stdio                  (default http)
   VAULT_RAG_ADDR             serve: HTTP listen address            (default 127.0.0.1:8848)
   VAULT_RAG_TOKEN            serve: bearer token, required off loopback (never a flag: it would show in ps)

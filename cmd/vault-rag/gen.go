@@ -25,7 +25,7 @@ func cmdGen(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "the folder to write the vault into (required)")
 	seed := fs.Uint64("seed", 1, "random seed: the same notes and seed give the same files")
 	force := fs.Bool("force", false, "write into a folder that is not empty (overwrites generated files only)")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
 	if *notes < 1 || *out == "" {

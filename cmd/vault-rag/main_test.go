@@ -163,7 +163,13 @@ func cleanEnv() []string {
 // run runs the binary to its end.
 func run(t *testing.T, dir, vault, db string, args ...string) result {
 	t.Helper()
-	cmd := command(t, dir, vault, db, args...)
+	return runCmd(t, command(t, dir, vault, db, args...))
+}
+
+// runCmd runs a prepared command to its end.
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
+	args := cmd.Args[1:]
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

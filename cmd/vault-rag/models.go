@@ -20,7 +20,7 @@ func cmdModels(ctx context.Context, args []string) error {
 		return cmdModelsImport(args[1:])
 	}
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
 	m, err := models.LoadManifest()
@@ -74,7 +74,7 @@ func cmdModelsFetch(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("models fetch", flag.ContinueOnError)
 	require := fs.String("require", models.DefaultEmbedder, "comma-separated models whose absence is an error")
 	verbose := fs.Bool("v", false, "print every source tried")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
 	m, err := models.LoadManifest()
@@ -129,8 +129,8 @@ func cmdModelsImport(args []string) error {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: vault-rag models import NAME PATH [PATH...]\n  PATH: a folder, the model's files, or a .zip/.jar/.tar/.tar.gz holding them")
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitError{code: 2}
+	if err := parseFlags(fs, args, operands{any: true}); err != nil {
+		return err
 	}
 	if fs.NArg() < 2 {
 		fs.Usage()

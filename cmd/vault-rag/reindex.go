@@ -21,7 +21,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 	db := fs.String("db", dbPath(), "the index file")
 	embedder := fs.String("embedder", embedderName(), "the embedding model (see `vault-rag models`)")
 	every := fs.Duration("progress-every", 10*time.Second, "when stderr is not a terminal, print a progress line this often (0: after every batch)")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
 	reg, err := newRegistry()

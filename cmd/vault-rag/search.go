@@ -43,45 +43,48 @@ func (s *session) Close() {
 	s.db.Close()
 }
 
-// filterFlags are the structured filters every search command takes.
+// filterFlags are search's structured filters, named as vault_search's
+// parameters are (date_from is --date-from).
 type filterFlags struct {
-	path, typ, project, status, topics, from, to *string
+	path, typ, project, status, topics, dateFrom, dateTo string
 }
 
-func addFilterFlags(fs *flag.FlagSet) filterFlags {
-	return filterFlags{
-		path:    fs.String("path", "", "only notes under this vault-relative folder or path prefix"),
-		typ:     fs.String("type", "", "only notes of this frontmatter type"),
-		project: fs.String("project", "", "only notes of this project"),
-		status:  fs.String("status", "", "only notes with this status"),
-		topics:  fs.String("topics", "", "only notes with all these topics (comma-separated)"),
-		from:    fs.String("from", "", "only notes dated on or after YYYY-MM-DD"),
-		to:      fs.String("to", "", "only notes dated on or before YYYY-MM-DD"),
-	}
+func addFilterFlags(fs *flag.FlagSet) *filterFlags {
+	f := &filterFlags{}
+	fs.StringVar(&f.path, "path", "", "only notes under this vault-relative folder or path prefix")
+	fs.StringVar(&f.typ, "type", "", "only notes of this frontmatter type")
+	fs.StringVar(&f.project, "project", "", "only notes of this project")
+	fs.StringVar(&f.status, "status", "", "only notes with this status")
+	fs.StringVar(&f.topics, "topics", "", "only notes with all these topics (comma-separated)")
+	fs.StringVar(&f.dateFrom, "date-from", "", "only notes dated on or after YYYY-MM-DD")
+	fs.StringVar(&f.dateTo, "date-to", "", "only notes dated on or before YYYY-MM-DD")
+	// The names before --date-from and --date-to, kept so no script breaks.
+	fs.StringVar(&f.dateFrom, "from", "", "alias of --date-from")
+	fs.StringVar(&f.dateTo, "to", "", "alias of --date-to")
+	return f
 }
 
-func (f filterFlags) filter() index.Filter {
+func (f *filterFlags) filter() index.Filter {
 	var topics []string
-	for _, t := range strings.Split(*f.topics, ",") {
+	for _, t := range strings.Split(f.topics, ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			topics = append(topics, t)
 		}
 	}
-	return index.Filter{PathPrefix: *f.path, Type: *f.typ, Project: *f.project, Status: *f.status, Topics: topics, DateFrom: *f.from, DateTo: *f.to}
+	return index.Filter{PathPrefix: f.path, Type: f.typ, Project: f.project, Status: f.status, Topics: topics, DateFrom: f.dateFrom, DateTo: f.dateTo}
 }
 
-// parseNow reads --now: RFC 3339 or YYYY-MM-DD; empty means the wall clock,
-// read here, at the edge, never inside the pipeline.
+// parseNow reads --now (pipeline.ParseNow); empty means the wall clock, read
+// here, at the edge, never inside the pipeline.
 func parseNow(s string) (time.Time, error) {
 	if s == "" {
 		return time.Now().UTC(), nil
 	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
+	now, ok := pipeline.ParseNow(s)
+	if !ok {
+		return now, fmt.Errorf("--now %q is neither RFC 3339 nor YYYY-MM-DD", s)
 	}
-	return time.Time{}, fmt.Errorf("--now %q is neither RFC 3339 nor YYYY-MM-DD", s)
+	return now, nil
 }
 
 func cmdSearch(ctx context.Context, args []string) error {
@@ -100,7 +103,7 @@ func cmdSearch(ctx context.Context, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: vault-rag search [flags] [--] query words\n\n\"--\" ends the flags: vault-rag search -- --background-primary searches for a text that starts with a dash.")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args, true); err != nil {
+	if err := parseFlags(fs, args, operands{any: true, dashHint: `"--" ends the flags: to search for text that starts with a dash, put it after --, e.g. vault-rag search -- --background-primary`}); err != nil {
 		return err
 	}
 	now, err := parseNow(*nowFlag)

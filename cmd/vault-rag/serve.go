@@ -34,7 +34,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: vault-rag serve [flags]\n\nThe bearer token comes from VAULT_RAG_TOKEN only (a flag would show in ps).")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
 	level := slog.LevelInfo
