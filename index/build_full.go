@@ -25,20 +25,11 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 		return rep, fmt.Errorf("create index folder: %w", err)
 	}
 	tmp := opts.DBPath + ".building"
-	cachePath := CachePath(opts.DBPath)
-	if opts.NoCache {
-		cachePath = tmp + ".nocache"
-		removeCache(cachePath)
-		defer removeCache(cachePath)
-	}
-	cache, err := openCache(ctx, cachePath, emb.Name())
+	cache, closeCache, err := openBuildCache(ctx, emb, opts, tmp)
 	if err != nil {
 		return rep, err
 	}
-	defer cache.close()
-	if _, err := cache.conn.ExecContext(ctx, `DELETE FROM pending`); err != nil {
-		return rep, fmt.Errorf("embedding cache: %w", err)
-	}
+	defer closeCache()
 
 	_ = os.Remove(tmp) // left by a build that crashed
 	_ = os.Remove(tmp + "-journal")
@@ -69,69 +60,17 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 		return rep, err
 	}
 	defer w.close()
-	addPending, err := cache.conn.PrepareContext(ctx, `INSERT OR IGNORE INTO pending(hash, ntok, text, ids) VALUES(?, ?, ?, ?)`)
+
+	pending, err := writeNotes(ctx, emb, w, cache, files, &rep, opts.Progress)
 	if err != nil {
-		return rep, fmt.Errorf("embedding cache: %w", err)
+		return rep, err
 	}
-	defer addPending.Close()
-
-	// Read: parse, chunk, write; note what needs the model.
-	memo := newTokenMemo(emb)
-	var id int64
-	pending := 0
-	for i := range files {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		p, isNote := prepareNote(files[i], emb, memo)
-		files[i].Raw = nil // read once; let it go
-		if !isNote {
-			rep.Skipped = append(rep.Skipped, vault.Skipped{Path: files[i].Path, Problem: vault.NewProblem("empty file")})
-		} else {
-			for _, wn := range p.note.Warnings {
-				rep.Warnings = append(rep.Warnings, vault.Skipped{Path: files[i].Path, Problem: wn})
-			}
-			id++
-			if err := w.insertNote(ctx, id, &p, false); err != nil {
-				return rep, err
-			}
-			rep.Notes++
-			rep.Added++
-			rep.Chunks += len(p.note.Chunks)
-			rep.Truncated += countTruncated(p.note.Chunks)
-			for j, h := range p.hashes {
-				have, err := cache.contains(ctx, h)
-				if err != nil {
-					return rep, fmt.Errorf("embedding cache: %w", err)
-				}
-				if have {
-					continue
-				}
-				var ids []byte
-				if p.ids != nil {
-					ids = encodeIDs(p.ids[j])
-				}
-				res, err := addPending.ExecContext(ctx, h, p.ntoks[j], p.texts[j], ids)
-				if err != nil {
-					return rep, fmt.Errorf("embedding cache: %w", err)
-				}
-				if n, _ := res.RowsAffected(); n > 0 {
-					pending++
-				}
-			}
-		}
-		if opts.Progress != nil {
-			opts.Progress(Progress{Phase: "reading", Done: i + 1, Total: len(files)})
-		}
-	}
-
 	// Embed what the cache lacks, shortest first over the whole vault.
 	rep.Embedded = pending
 	rep.Reused = rep.Chunks - pending
 	if err := embedPending(ctx, emb, cache, pending, rep.Reused, opts.Progress); err != nil {
 		return rep, err
 	}
-
 	// Vectors, in chunk id order.
 	if err := copyVectors(ctx, tx, w, cache); err != nil {
 		return rep, err
@@ -148,19 +87,9 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 	if err := db.Close(); err != nil {
 		return rep, fmt.Errorf("close index: %w", err)
 	}
-	if err := syncFile(tmp); err != nil {
+	if err := swapIn(ctx, tmp, opts.DBPath); err != nil {
 		return rep, err
 	}
-	// A hot journal beside the old file (an incremental build killed while
-	// committing) must be rolled back into the old file, not replayed onto
-	// the new one after the rename.
-	recoverHotJournal(ctx, opts.DBPath)
-	if err := os.Rename(tmp, opts.DBPath); err != nil {
-		return rep, fmt.Errorf("swap index into place: %w", err)
-	}
-	_ = os.Remove(opts.DBPath + "-journal") // a hot journal belongs to the file just replaced
-	_ = os.Remove(dirtyMarker(opts.DBPath)) // the file it marked is gone
-	syncDir(filepath.Dir(opts.DBPath))
 	ok = true
 	if !opts.NoCache {
 		// Keep the cache to what the vault holds now. A failure costs only
@@ -170,10 +99,114 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 	return rep, nil
 }
 
-func removeCache(p string) {
-	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
-		os.Remove(p + s)
+// openBuildCache opens the embedding cache a full build reads and fills, its
+// pending table empty. Under NoCache it is a throwaway file beside tmp,
+// which done deletes; done closes it either way.
+func openBuildCache(ctx context.Context, emb Embedder, opts BuildOptions, tmp string) (cache *embedCache, done func(), err error) {
+	path := CachePath(opts.DBPath)
+	done = func() {}
+	if opts.NoCache {
+		path = tmp + ".nocache"
+		removeCache(path)
+		done = func() { removeCache(path) }
 	}
+	cache, err = openCache(ctx, path, emb.Name())
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	remove := done
+	done = func() { cache.close(); remove() }
+	if _, err := cache.conn.ExecContext(ctx, `DELETE FROM pending`); err != nil {
+		done()
+		return nil, nil, fmt.Errorf("embedding cache: %w", err)
+	}
+	return cache, done, nil
+}
+
+// writeNotes reads the files in order, writing each note (without vectors)
+// with the next id as soon as it is parsed and chunked, and queues in the
+// cache's pending table every chunk text the cache has no vector for. It
+// returns how many it queued.
+func writeNotes(ctx context.Context, emb Embedder, w *writer, cache *embedCache, files []vault.File, rep *Report, progress func(Progress)) (pending int, err error) {
+	add, err := cache.conn.PrepareContext(ctx, `INSERT OR IGNORE INTO pending(hash, ntok, text, ids) VALUES(?, ?, ?, ?)`)
+	if err != nil {
+		return 0, fmt.Errorf("embedding cache: %w", err)
+	}
+	defer add.Close()
+	memo := newTokenMemo(emb)
+	var id int64
+	for i := range files {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		p, isNote := prepareNote(files[i], emb, memo, rep)
+		files[i].Raw = nil // read once; let it go
+		if isNote {
+			id++
+			if err := w.insertNote(ctx, id, &p, false); err != nil {
+				return 0, err
+			}
+			rep.Notes++
+			rep.Added++
+			rep.Chunks += len(p.note.Chunks)
+			rep.Truncated += countTruncated(p.note.Chunks)
+			n, err := queueMissing(ctx, cache, add, &p)
+			if err != nil {
+				return 0, err
+			}
+			pending += n
+		}
+		if progress != nil {
+			progress(Progress{Phase: "reading", Done: i + 1, Total: len(files)})
+		}
+	}
+	return pending, nil
+}
+
+// queueMissing adds to the pending table (through add) the chunks of p whose
+// vectors the cache lacks, and returns how many were new there.
+func queueMissing(ctx context.Context, cache *embedCache, add *sql.Stmt, p *parsed) (int, error) {
+	n := 0
+	for j, h := range p.hashes {
+		have, err := cache.contains(ctx, h)
+		if err != nil {
+			return 0, fmt.Errorf("embedding cache: %w", err)
+		}
+		if have {
+			continue
+		}
+		var ids []byte
+		if p.ids != nil {
+			ids = encodeIDs(p.ids[j])
+		}
+		res, err := add.ExecContext(ctx, h, p.ntoks[j], p.texts[j], ids)
+		if err != nil {
+			return 0, fmt.Errorf("embedding cache: %w", err)
+		}
+		if k, _ := res.RowsAffected(); k > 0 {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// swapIn renames the finished file at tmp over the index at dbPath, durably.
+func swapIn(ctx context.Context, tmp, dbPath string) error {
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	// A hot journal beside the old file (an incremental build killed while
+	// committing) must be rolled back into the old file, not replayed onto
+	// the new one after the rename.
+	recoverHotJournal(ctx, dbPath)
+	if err := os.Rename(tmp, dbPath); err != nil {
+		return fmt.Errorf("swap index into place: %w", err)
+	}
+	_ = os.Remove(dbPath + "-journal") // a hot journal belongs to the file just replaced
+	_ = os.Remove(dirtyMarker(dbPath)) // the file it marked is gone
+	syncDir(filepath.Dir(dbPath))
+	return nil
 }
 
 // embedPending embeds the pending table, sorted by length, a batch at a time:
@@ -194,7 +227,6 @@ func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reuse
 	if err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
 	}
-	totalTok := 0
 	for rows.Next() {
 		var e entry
 		if err := rows.Scan(&e.seq, &e.ntok); err != nil {
@@ -202,7 +234,6 @@ func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reuse
 			return err
 		}
 		order = append(order, e)
-		totalTok += e.ntok
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -212,71 +243,42 @@ func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reuse
 	for i, e := range order {
 		ntoks[i] = e.ntok
 	}
-	maxRows, maxTokens := batchLimits(emb)
 	get, err := cache.conn.PrepareContext(ctx, `SELECT seq, hash, text, ids FROM pending WHERE seq IN (SELECT value FROM json_each(?))`)
 	if err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
 	}
 	defer get.Close()
-	doneTok := 0
-	report := func(done int) {
-		if progress != nil {
-			progress(Progress{Phase: "embedding", Done: done, Total: len(order), Tokens: doneTok, TotalTokens: totalTok, Reused: reused})
-		}
-	}
-	report(0)
-	for _, b := range planBatches(ntoks, maxRows, maxTokens) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		seqs := make([]int64, 0, b[1]-b[0])
+	// A batch's texts, read back from the pending table in length order.
+	batch := func(lo, hi int) ([]embedItem, error) {
+		seqs := make([]int64, 0, hi-lo)
 		pos := map[int64]int{}
-		for k, e := range order[b[0]:b[1]] {
+		for k, e := range order[lo:hi] {
 			seqs = append(seqs, e.seq)
 			pos[e.seq] = k
 		}
 		raw, _ := json.Marshal(seqs)
-		batch := make([]embedItem, len(seqs))
+		items := make([]embedItem, len(seqs))
 		rows, err := get.QueryContext(ctx, string(raw))
 		if err != nil {
-			return fmt.Errorf("embedding cache: %w", err)
+			return nil, fmt.Errorf("embedding cache: %w", err)
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var seq int64
 			var it embedItem
 			var ids []byte
 			if err := rows.Scan(&seq, &it.hash, &it.text, &ids); err != nil {
-				rows.Close()
-				return err
+				return nil, err
 			}
 			if ids != nil {
 				it.ids = decodeIDs(ids)
 			}
-			it.ntok = order[b[0]+pos[seq]].ntok
-			batch[pos[seq]] = it
+			it.ntok = order[lo+pos[seq]].ntok
+			items[pos[seq]] = it
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		vecs, err := runBatch(ctx, emb, batch)
-		if err != nil {
-			return fmt.Errorf("embed chunks: %w", err)
-		}
-		if len(vecs) != len(batch) {
-			return fmt.Errorf("embed chunks: %d vectors for %d texts", len(vecs), len(batch))
-		}
-		hashes := make([]string, len(batch))
-		for i, it := range batch {
-			hashes[i] = it.hash
-			doneTok += it.ntok
-		}
-		if err := cache.put(ctx, hashes, vecs); err != nil {
-			return err
-		}
-		report(b[1])
+		return items, rows.Err()
 	}
-	return nil
+	return embedSorted(ctx, emb, cache, ntoks, reused, progress, batch, nil)
 }
 
 // copyVectors writes every chunk's vector from the cache into the index, in
@@ -316,11 +318,7 @@ func copyVectors(ctx context.Context, tx *sql.Tx, w *writer, cache *embedCache) 
 			if blob == nil {
 				return fmt.Errorf("embedding cache: no vector for chunk %d", r.id)
 			}
-			if _, err := w.vec.ExecContext(ctx, r.id, blob); err != nil {
-				return fmt.Errorf("index chunk vector %d: %w", r.id, err)
-			}
-			// The plain row the binary first pass rescores from (quant.go).
-			if _, err := w.flat.ExecContext(ctx, r.id, blob); err != nil {
+			if err := w.addVector(ctx, r.id, blob); err != nil {
 				return fmt.Errorf("index chunk vector %d: %w", r.id, err)
 			}
 			last = r.id

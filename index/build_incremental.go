@@ -11,6 +11,11 @@ import (
 	"github.com/vault-rag/vault-rag/vault"
 )
 
+// buildIncremental changes the index at opts.DBPath in one transaction:
+// notes gone from the vault are deleted, changed ones rewritten under their
+// ids, new ones added after the last id, and only chunk texts with no stored
+// or cached vector go to the model. An index it cannot change (missing,
+// unreadable, of another schema or embedder) is a needsFullError.
 func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, files []vault.File) (Report, error) {
 	rep := Report{Counts: Counts{Mode: "incremental"}}
 	if _, err := os.Stat(opts.DBPath); err != nil {
@@ -24,83 +29,116 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 	if err := checkCompatible(ctx, db, emb); err != nil {
 		return rep, needsFull("%v", err)
 	}
-
-	type existing struct {
-		id   int64
-		hash string
+	c := changes{}
+	if c.old, c.maxID, err = indexedNotes(ctx, db); err != nil {
+		return rep, err
 	}
-	old := map[string]existing{}
+	var changed []vault.File
+	changed, c.removed, rep.Unchanged = diffFiles(c.old, files)
+	c.notes = prepare(changed, emb, &rep)
+	// A file that became empty is skipped now and so leaves the index.
+	for _, s := range rep.Skipped {
+		if e, ok := c.old[s.Path]; ok {
+			c.removed = append(c.removed, e.id)
+		}
+	}
+	if err := embedChanged(ctx, db, emb, opts, c.notes, &rep); err != nil {
+		return rep, err
+	}
+	err = writeChanges(ctx, db, emb, opts, c, &rep)
+	return rep, err
+}
+
+// indexedNote is a note as the index holds it: its id and content hash.
+type indexedNote struct {
+	id   int64
+	hash string
+}
+
+// changes is what an incremental build writes: the notes to delete, and the
+// prepared notes to write under their old ids (by path) or after the last.
+type changes struct {
+	old     map[string]indexedNote
+	maxID   int64
+	removed []int64
+	notes   []parsed
+}
+
+// indexedNotes reads the index's notes by path, and the largest id.
+func indexedNotes(ctx context.Context, db *sql.DB) (map[string]indexedNote, int64, error) {
 	rows, err := db.QueryContext(ctx, `SELECT id, path, hash FROM notes`)
 	if err != nil {
-		return rep, needsFull("%v", err)
+		return nil, 0, needsFull("%v", err)
 	}
+	defer rows.Close()
+	old := map[string]indexedNote{}
 	var maxID int64
 	for rows.Next() {
-		var e existing
+		var e indexedNote
 		var p string
 		if err := rows.Scan(&e.id, &p, &e.hash); err != nil {
-			rows.Close()
-			return rep, err
+			return nil, 0, err
 		}
 		old[p] = e
 		maxID = max(maxID, e.id)
 	}
 	if err := rows.Err(); err != nil {
-		rows.Close()
-		return rep, fmt.Errorf("read the indexed notes: %w", err)
+		return nil, 0, fmt.Errorf("read the indexed notes: %w", err)
 	}
-	rows.Close()
+	return old, maxID, nil
+}
 
-	var changed []vault.File
+// diffFiles compares the vault's files with the indexed notes: the files new
+// or changed, the ids of notes whose file is gone, and how many are the same.
+func diffFiles(old map[string]indexedNote, files []vault.File) (changed []vault.File, removed []int64, unchanged int) {
 	seen := map[string]bool{}
 	for _, f := range files {
 		seen[f.Path] = true
 		if e, ok := old[f.Path]; ok && e.hash == f.Hash {
-			rep.Unchanged++
+			unchanged++
 			continue
 		}
 		changed = append(changed, f)
 	}
-	var removed []int64
 	for p, e := range old {
 		if !seen[p] {
 			removed = append(removed, e.id)
 		}
 	}
-	ps, skipped, warnings := prepare(changed, emb)
-	rep.Skipped, rep.Warnings = skipped, warnings
-	// A file that became empty is skipped now and so leaves the index.
-	for _, s := range skipped {
-		if e, ok := old[s.Path]; ok {
-			removed = append(removed, e.id)
-		}
-	}
+	return changed, removed, unchanged
+}
 
+// embedChanged gives the prepared notes their vectors: the index's own where
+// a chunk's text is unchanged, the cache's, and the model's for the rest.
+func embedChanged(ctx context.Context, db *sql.DB, emb Embedder, opts BuildOptions, ps []parsed, rep *Report) error {
 	reuse, err := storedVectors(ctx, db, ps)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	cache, err := openCache(ctx, CachePath(opts.DBPath), emb.Name())
 	if err != nil {
-		return rep, err
+		return err
 	}
 	defer cache.close()
 	if err := cachedVectors(ctx, cache, ps, reuse); err != nil {
-		return rep, err
+		return err
 	}
-	if rep.Embedded, rep.Reused, err = embedAll(ctx, emb, cache, ps, reuse, opts.Progress); err != nil {
-		return rep, err
-	}
+	rep.Embedded, rep.Reused, err = embedAll(ctx, emb, cache, ps, reuse, opts.Progress)
+	return err
+}
 
-	// The marker says a write may be half done: a reader that finds it
-	// checks the file before trusting it (Open).
+// writeChanges writes the changes in one transaction and counts what the
+// index then holds. The dirty marker stands beside the file while the
+// transaction is open: a reader that finds it checks the file before
+// trusting it (Open).
+func writeChanges(ctx context.Context, db *sql.DB, emb Embedder, opts BuildOptions, c changes, rep *Report) error {
 	if err := setDirty(opts.DBPath); err != nil {
-		return rep, err
+		return err
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		clearDirty(opts.DBPath)
-		return rep, err
+		return err
 	}
 	defer func() {
 		// Committed or rolled back, the file is whole again. (A killed
@@ -111,21 +149,22 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 	}()
 	w, err := newWriter(ctx, tx, false)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	defer w.close()
-	for _, id := range removed {
+	for _, id := range c.removed {
 		if err := w.deleteNote(ctx, id); err != nil {
-			return rep, err
+			return err
 		}
 		rep.Removed++
 	}
-	for i := range ps {
+	maxID := c.maxID
+	for i := range c.notes {
 		id := int64(0)
-		if e, ok := old[ps[i].note.Path]; ok {
+		if e, ok := c.old[c.notes[i].note.Path]; ok {
 			id = e.id
 			if err := w.deleteNote(ctx, id); err != nil {
-				return rep, err
+				return err
 			}
 			rep.Changed++
 		} else {
@@ -133,25 +172,27 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 			id = maxID
 			rep.Added++
 		}
-		if err := w.insertNote(ctx, id, &ps[i], true); err != nil {
-			return rep, err
+		if err := w.insertNote(ctx, id, &c.notes[i], true); err != nil {
+			return err
 		}
 	}
 	if err := w.kw.flush(ctx, tx); err != nil {
-		return rep, err
+		return err
 	}
 	if err := finish(ctx, tx, emb, opts.VaultPath); err != nil {
-		return rep, err
+		return err
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks WHERE truncated)`).Scan(&rep.Notes, &rep.Chunks, &rep.Truncated); err != nil {
-		return rep, err
+		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return rep, fmt.Errorf("commit index: %w", err)
+		return fmt.Errorf("commit index: %w", err)
 	}
-	return rep, nil
+	return nil
 }
 
+// checkCompatible says why the index cannot be changed in place: damaged,
+// of another schema, or embedded by another model.
 func checkCompatible(ctx context.Context, db *sql.DB, emb Embedder) error {
 	// A damaged file can still serve the few reads below and then fail
 	// half-way through the build ("database disk image is malformed").
@@ -264,42 +305,19 @@ func embedAll(ctx context.Context, emb Embedder, cache *embedCache, ps []parsed,
 func embedItems(ctx context.Context, emb Embedder, cache *embedCache, items []embedItem, reused int, progress func(Progress)) (map[string][]float32, error) {
 	sort.SliceStable(items, func(i, j int) bool { return items[i].ntok < items[j].ntok })
 	ntoks := make([]int, len(items))
-	totalTok := 0
 	for i, it := range items {
 		ntoks[i] = it.ntok
-		totalTok += it.ntok
 	}
-	rows, tokens := batchLimits(emb)
 	out := make(map[string][]float32, len(items))
-	doneTok := 0
-	report := func(done int) {
-		if progress != nil {
-			progress(Progress{Phase: "embedding", Done: done, Total: len(items), Tokens: doneTok, TotalTokens: totalTok, Reused: reused})
-		}
-	}
-	report(0)
-	for _, b := range planBatches(ntoks, rows, tokens) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		batch := items[b[0]:b[1]]
-		vecs, err := runBatch(ctx, emb, batch)
-		if err != nil {
-			return nil, fmt.Errorf("embed chunks: %w", err)
-		}
-		if len(vecs) != len(batch) {
-			return nil, fmt.Errorf("embed chunks: %d vectors for %d texts", len(vecs), len(batch))
-		}
-		hashes := make([]string, len(batch))
-		for i, it := range batch {
-			hashes[i] = it.hash
-			out[it.hash] = vecs[i]
-			doneTok += it.ntok
-		}
-		if err := cache.put(ctx, hashes, vecs); err != nil {
-			return nil, err
-		}
-		report(b[1])
+	err := embedSorted(ctx, emb, cache, ntoks, reused, progress,
+		func(lo, hi int) ([]embedItem, error) { return items[lo:hi], nil },
+		func(batch []embedItem, vecs [][]float32) {
+			for i, it := range batch {
+				out[it.hash] = vecs[i]
+			}
+		})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

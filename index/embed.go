@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 )
 
 // embedItem is one text for the model.
@@ -59,4 +60,54 @@ func runBatch(ctx context.Context, emb Embedder, items []embedItem) ([][]float32
 		texts[i] = it.text
 	}
 	return emb.EmbedPassages(ctx, texts)
+}
+
+// embedSorted embeds texts sorted by length (ntoks, ascending) in the batches
+// planBatches cuts, committing each batch to the cache as soon as the model
+// returns it, so a killed build loses at most the batch in flight. batch
+// hands over the texts [lo, hi), only one batch of them in memory at a time;
+// done, when set, receives each batch's vectors. Progress counts the texts
+// and their tokens; reused is passed through.
+func embedSorted(ctx context.Context, emb Embedder, cache *embedCache, ntoks []int, reused int, progress func(Progress),
+	batch func(lo, hi int) ([]embedItem, error), done func([]embedItem, [][]float32)) error {
+	totalTok, doneTok := 0, 0
+	for _, n := range ntoks {
+		totalTok += n
+	}
+	report := func(done int) {
+		if progress != nil {
+			progress(Progress{Phase: "embedding", Done: done, Total: len(ntoks), Tokens: doneTok, TotalTokens: totalTok, Reused: reused})
+		}
+	}
+	report(0)
+	rows, tokens := batchLimits(emb)
+	for _, b := range planBatches(ntoks, rows, tokens) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		items, err := batch(b[0], b[1])
+		if err != nil {
+			return err
+		}
+		vecs, err := runBatch(ctx, emb, items)
+		if err != nil {
+			return fmt.Errorf("embed chunks: %w", err)
+		}
+		if len(vecs) != len(items) {
+			return fmt.Errorf("embed chunks: %d vectors for %d texts", len(vecs), len(items))
+		}
+		hashes := make([]string, len(items))
+		for i, it := range items {
+			hashes[i] = it.hash
+			doneTok += it.ntok
+		}
+		if err := cache.put(ctx, hashes, vecs); err != nil {
+			return err
+		}
+		if done != nil {
+			done(items, vecs)
+		}
+		report(b[1])
+	}
+	return nil
 }

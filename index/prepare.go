@@ -60,14 +60,20 @@ func (m *tokenMemo) window() int {
 	return vault.MaxTokens
 }
 
-// prepareNote parses and chunks one file. ok is false for an empty file.
-func prepareNote(f vault.File, emb Embedder, memo *tokenMemo) (p parsed, ok bool) {
+// prepareNote parses and chunks one file: the one step both builds take for
+// every file they read. An empty file is no note: ok is false and rep
+// records it as skipped; a note's warnings go to rep.Warnings.
+func prepareNote(f vault.File, emb Embedder, memo *tokenMemo, rep *Report) (p parsed, ok bool) {
 	if len(strings.TrimSpace(string(f.Raw))) == 0 {
+		rep.Skipped = append(rep.Skipped, vault.Skipped{Path: f.Path, Problem: vault.NewProblem("empty file")})
 		return p, false
 	}
 	memo.reset()
 	n := vault.ParseNote(f.Path, f.Raw, f.ModTime)
 	n.Chunks = vault.ChunkNote(n.Title, n.Body, memo.count, vault.MaxTokens)
+	for _, w := range n.Warnings {
+		rep.Warnings = append(rep.Warnings, vault.Skipped{Path: f.Path, Problem: w})
+	}
 	p.note = n
 	for _, c := range n.Chunks {
 		t := vault.EmbedText(n.Title, c)
@@ -81,22 +87,17 @@ func prepareNote(f vault.File, emb Embedder, memo *tokenMemo) (p parsed, ok bool
 	return p, true
 }
 
-func prepare(files []vault.File, emb Embedder) ([]parsed, []vault.Skipped, []vault.Skipped) {
+// prepare runs prepareNote over files, keeping the notes in memory: what an
+// incremental build needs of the few files that changed.
+func prepare(files []vault.File, emb Embedder, rep *Report) []parsed {
 	var out []parsed
-	var skipped, warnings []vault.Skipped
 	memo := newTokenMemo(emb)
 	for _, f := range files {
-		p, ok := prepareNote(f, emb, memo)
-		if !ok {
-			skipped = append(skipped, vault.Skipped{Path: f.Path, Problem: vault.NewProblem("empty file")})
-			continue
+		if p, ok := prepareNote(f, emb, memo, rep); ok {
+			out = append(out, p)
 		}
-		for _, w := range p.note.Warnings {
-			warnings = append(warnings, vault.Skipped{Path: f.Path, Problem: w})
-		}
-		out = append(out, p)
 	}
-	return out, skipped, warnings
+	return out
 }
 
 // ChunkTexts returns the texts a full build of the vault would embed, in
@@ -107,7 +108,7 @@ func ChunkTexts(ctx context.Context, vaultPath string, emb Embedder) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	ps, _, _ := prepare(files, emb)
+	ps := prepare(files, emb, &Report{})
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.texts...)

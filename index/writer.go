@@ -109,10 +109,7 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 		if err != nil {
 			return err
 		}
-		if _, err := w.vec.ExecContext(ctx, cid, blob); err != nil {
-			return fmt.Errorf("index chunk vector of %s: %w", n.Path, err)
-		}
-		if _, err := w.flat.ExecContext(ctx, cid, blob); err != nil {
+		if err := w.addVector(ctx, cid, blob); err != nil {
 			return fmt.Errorf("index chunk vector of %s: %w", n.Path, err)
 		}
 	}
@@ -122,6 +119,17 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 		}
 	}
 	return nil
+}
+
+// addVector stores a chunk's vector for both searches: in chunks_vec for the
+// exact KNN, and as the plain row the binary first pass rescores from
+// (quant.go).
+func (w *writer) addVector(ctx context.Context, id int64, blob []byte) error {
+	if _, err := w.vec.ExecContext(ctx, id, blob); err != nil {
+		return err
+	}
+	_, err := w.flat.ExecContext(ctx, id, blob)
+	return err
 }
 
 func (w *writer) deleteNote(ctx context.Context, id int64) error {
