@@ -513,11 +513,11 @@ func keywordReference(ctx context.Context, res *Results, db *index.DB, dataset s
 			continue
 		}
 		t0 := time.Now()
-		if _, err := db.KeywordWeighted(ctx, m, 1, 1, 40, index.Filter{}); err != nil {
+		if _, err := db.Keyword(ctx, index.KeywordQuery{Match: m, Limit: 40}); err != nil {
 			return err
 		}
 		t1 := time.Now()
-		if _, err := db.KeywordFTS5(ctx, m, 1, 1, 40, index.Filter{}); err != nil {
+		if _, err := db.Keyword(ctx, index.KeywordQuery{Match: m, Limit: 40, Engine: index.FTS5}); err != nil {
 			return err
 		}
 		if i > 0 { // the first is a warm-up

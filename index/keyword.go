@@ -4,45 +4,150 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
-// Keyword runs an FTS5 match expression and returns each matching note's best
-// chunk, best first, at most limit notes. Ties in bm25 are broken by chunk id,
-// so the order is total. Score is -bm25 (higher is better).
+// KeywordQuery is one keyword search: bm25 over the chunks' titles and
+// bodies, the order total (score, then chunk id). Its zero value, with terms
+// and a limit, is the plain search: each note's best chunk, on the postings.
+type KeywordQuery struct {
+	// Terms are searched as phrases joined by OR, each quoted (QuoteTerms),
+	// so user text never reaches FTS5 as query syntax. Match, read only when
+	// Terms is empty, is an FTS5 match expression taken as it is.
+	Terms []string
+	Match string
+	// TitleWeight and BodyWeight are bm25's column weights; 0 means 1.
+	TitleWeight, BodyWeight float64
+	Limit                   int // at most this many hits
+	Filter                  Filter
+	// PerChunk returns every matching chunk, a note as often as it matches
+	// (what a note-level score summed over a note's chunks reads); by
+	// default each note's best chunk stands for it, once.
+	PerChunk bool
+	Engine   Engine
+}
+
+// Engine is what runs a keyword search. Both give the same hits with the
+// same scores, to the bit (tested on every dataset's queries).
+type Engine int
+
+const (
+	// Postings, the default, runs on the index's own keyword postings
+	// (bm25.go): FTS5's bm25 without scoring every matching row as FTS5 must
+	// (a four-word query of common words matches 46k of 137k chunks). A
+	// match that is not a quoted OR list of one-token terms goes to FTS5.
+	Postings Engine = iota
+	// FTS5 runs the search by FTS5 alone (bm25 over every matching row,
+	// then the cut): the reference the postings are tested and benchmarked
+	// against.
+	FTS5
+)
+
+// Keyword runs a keyword search and returns its hits, best first, at most
+// q.Limit. Score is -bm25 (higher is better).
 //
-// The match is cut to the first `cap` chunks of the total order (bm25, chunk
-// id), the cut is joined and filtered, and Go keeps each note's first chunk.
-// A note's first chunk in the total order is its best, so when the cut holds
-// limit notes that pass the filters the answer is exactly the uncut one; when
-// it does not and more chunks match, the cut grows (×8, then no cut). See
-// keywordCap. The scores come from the keyword postings (bm25.go), which give
-// FTS5's bm25 without scoring every matching row as FTS5 must (a four-word
-// query of common words matches 46k of 137k chunks); KeywordFTS5 is the same
-// search by FTS5 alone.
-func (d *DB) Keyword(ctx context.Context, match string, limit int, f Filter) ([]Hit, error) {
-	return d.KeywordWeighted(ctx, match, 1, 1, limit, f)
-}
-
-// KeywordWeighted is Keyword with bm25 column weights (title, body): the same
-// capped first pass, so a weighted keyword stage costs what a plain one does.
-func (d *DB) KeywordWeighted(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
-	if _, _, err := rankWeights(titleWeight, bodyWeight); err != nil {
-		return nil, err
+// Per note, the match is cut to the first `cap` chunks of the total order
+// (bm25, chunk id), the cut is joined and filtered, and each note's first
+// chunk is kept. A note's first chunk in the total order is its best, so when
+// the cut holds Limit notes that pass the filter the answer is exactly the
+// uncut one; when it does not and more chunks match, the cut grows (×8, then
+// no cut). See keywordCap. Per chunk, the cut is Limit, widened the same way
+// when the filter drops chunks.
+func (d *DB) Keyword(ctx context.Context, q KeywordQuery) ([]Hit, error) {
+	if q.TitleWeight == 0 {
+		q.TitleWeight = 1
 	}
-	if hits, ok, err := d.keywordPostings(ctx, match, titleWeight, bodyWeight, limit, f, true); ok || err != nil {
-		return hits, err
+	if q.BodyWeight == 0 {
+		q.BodyWeight = 1
 	}
-	return d.KeywordFTS5(ctx, match, titleWeight, bodyWeight, limit, f)
-}
-
-// KeywordFTS5 is KeywordWeighted run by FTS5 alone (bm25 over every matching
-// row, then the cut): what a match the postings cannot run takes, and the
-// reference the postings are tested and benchmarked against.
-func (d *DB) KeywordFTS5(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
-	rankArgs, rankClause, err := rankWeights(titleWeight, bodyWeight)
+	rankArgs, rankClause, err := rankWeights(q.TitleWeight, q.BodyWeight)
 	if err != nil {
 		return nil, err
 	}
+	switch q.Engine {
+	case Postings:
+		if hits, ok, err := d.keywordPostings(ctx, q); ok || err != nil {
+			return hits, err
+		}
+	case FTS5:
+	default:
+		return nil, fmt.Errorf("keyword search: no engine %d", q.Engine)
+	}
+	match := append([]any{q.match()}, rankArgs...)
+	if q.PerChunk {
+		return d.chunksFTS5(ctx, match, rankClause, q.Limit, q.Filter)
+	}
+	return d.notesFTS5(ctx, match, rankClause, q.Limit, q.Filter)
+}
+
+// match is the query as an FTS5 match expression.
+func (q KeywordQuery) match() string {
+	if len(q.Terms) > 0 {
+		return QuoteTerms(q.Terms)
+	}
+	return q.Match
+}
+
+// terms is the query's terms, ok false when its match expression is not a
+// plain OR of quoted terms.
+func (q KeywordQuery) terms() (terms []string, ok bool) {
+	if len(q.Terms) > 0 {
+		return q.Terms, true
+	}
+	return quotedTerms(q.Match)
+}
+
+// QuoteTerms makes terms an FTS5 match expression that is only ever plain
+// text: each term a quoted phrase ("" inside a quote is one "), joined by
+// OR. It is the form the postings run (quotedTerms reads it back).
+func QuoteTerms(terms []string) string {
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(q, " OR ")
+}
+
+// quotedTerms parses `"a" OR "b" OR ...` (QuoteTerms' form) into its terms;
+// ok is false for any other expression.
+func quotedTerms(match string) (terms []string, ok bool) {
+	s := match
+	for {
+		if !strings.HasPrefix(s, `"`) {
+			return nil, false
+		}
+		s = s[1:]
+		var b strings.Builder
+		for {
+			i := strings.IndexByte(s, '"')
+			if i < 0 {
+				return nil, false
+			}
+			b.WriteString(s[:i])
+			s = s[i+1:]
+			if strings.HasPrefix(s, `"`) {
+				b.WriteByte('"')
+				s = s[1:]
+				continue
+			}
+			break
+		}
+		terms = append(terms, b.String())
+		if s == "" {
+			return terms, true
+		}
+		if !strings.HasPrefix(s, " OR ") {
+			return nil, false
+		}
+		s = s[len(" OR "):]
+	}
+}
+
+// notesFTS5 is the per-note search by FTS5: each note's best chunk, the cut
+// growing until limit notes pass the filter or every match has been seen.
+// match is the match expression and the rank clause's arguments.
+func (d *DB) notesFTS5(ctx context.Context, match []any, rankClause string, limit int, f Filter) ([]Hit, error) {
 	where, args := f.where()
 	q := `WITH m AS MATERIALIZED (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ?` + rankClause + ` ORDER BY rank, rowid LIMIT ?)
 	SELECT m.id, c.note_id, m.rank, (` + where + `) FROM m JOIN chunks c ON c.id = m.id JOIN notes n ON n.id = c.note_id ORDER BY m.rank, m.id`
@@ -50,7 +155,7 @@ func (d *DB) KeywordFTS5(ctx context.Context, match string, titleWeight, bodyWei
 		if cut > 1<<22 {
 			cut = -1 // SQLite: no limit
 		}
-		hits, rows, err := d.keywordPass(ctx, q, append([]any{match}, rankArgs...), cut, args, limit)
+		hits, rows, err := d.keywordPass(ctx, q, slices.Clone(match), cut, args, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -60,34 +165,14 @@ func (d *DB) KeywordFTS5(ctx context.Context, match string, titleWeight, bodyWei
 	}
 }
 
-// KeywordChunks runs an FTS5 match expression with bm25 column weights (title,
-// body) and returns matching chunks, best first, at most limit chunks (a note
-// may appear more than once): what a keyword stage needs for weighted columns
-// or for a note-level score summed over a note's chunks. It runs on the
-// keyword postings (bm25.go) like Keyword, cut to limit and widened when
-// filters drop chunks; ties in bm25 go to the lower chunk id. Score is -bm25
-// (higher is better).
-func (d *DB) KeywordChunks(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
-	if _, _, err := rankWeights(titleWeight, bodyWeight); err != nil {
-		return nil, err
-	}
-	if hits, ok, err := d.keywordPostings(ctx, match, titleWeight, bodyWeight, limit, f, false); ok || err != nil {
-		return hits, err
-	}
-	return d.KeywordChunksFTS5(ctx, match, titleWeight, bodyWeight, limit, f)
-}
-
-// KeywordChunksFTS5 is KeywordChunks run by FTS5 alone (see KeywordFTS5).
-func (d *DB) KeywordChunksFTS5(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter) ([]Hit, error) {
-	rankArgs, rankClause, err := rankWeights(titleWeight, bodyWeight)
-	if err != nil {
-		return nil, err
-	}
+// chunksFTS5 is the per-chunk search by FTS5: the best limit chunks whose
+// note passes the filter.
+func (d *DB) chunksFTS5(ctx context.Context, match []any, rankClause string, limit int, f Filter) ([]Hit, error) {
 	where, args := f.where()
 	q := `WITH m AS MATERIALIZED (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ?` + rankClause + `)
 	SELECT m.id, c.note_id, m.rank FROM m JOIN chunks c ON c.id = m.id JOIN notes n ON n.id = c.note_id WHERE ` + where + `
 	ORDER BY m.rank, m.id LIMIT ?`
-	rows, err := d.sql.QueryContext(ctx, q, append(append(append([]any{match}, rankArgs...), args...), limit)...)
+	rows, err := d.sql.QueryContext(ctx, q, append(append(match, args...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}

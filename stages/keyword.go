@@ -94,12 +94,12 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 
 // list runs the keyword search for already analysed terms.
 func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms []string) ([]Item, string, error) {
-	match := matchTerms(terms)
-	if match == "" {
+	if len(terms) == 0 {
 		return nil, "no searchable terms in the query", nil
 	}
+	q := index.KeywordQuery{Terms: terms, TitleWeight: k.TitleWeight, Limit: k.Limit, Filter: f}
 	if k.Score == ScoreChunk {
-		hits, err := env.DB.KeywordWeighted(ctx, match, k.TitleWeight, 1, k.Limit, f)
+		hits, err := env.DB.Keyword(ctx, q)
 		if err != nil {
 			return nil, "", err
 		}
@@ -107,7 +107,8 @@ func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms []st
 	}
 	// score: note. Chunk-level hits, deep enough that a note's chunks below
 	// its best one are seen and enough distinct notes survive.
-	hits, err := env.DB.KeywordChunks(ctx, match, k.TitleWeight, 1, k.Limit*noteScoreDepth, f)
+	q.Limit, q.PerChunk = k.Limit*noteScoreDepth, true
+	hits, err := env.DB.Keyword(ctx, q)
 	if err != nil {
 		return nil, "", err
 	}
