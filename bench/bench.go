@@ -459,7 +459,7 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 	env := &stages.Env{DB: db, Models: m, Passages: stages.NewVectorCache(20000)}
 	now := eval.DefaultNow
 	for _, cfg := range cfgs {
-		indexed := db.Meta("embedder")
+		indexed := db.Embedder()
 		if indexed == HashName {
 			indexed = models.DefaultEmbedder // QueryCost runs it for every query
 		}
@@ -496,7 +496,7 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 	}
 	res.add("size", "notes", dataset, float64(st.Notes), "", "")
 	res.add("size", "chunks", dataset, float64(st.Chunks), "", "")
-	res.add("size", "index size on disk", dataset, float64(st.Bytes)/(1<<20), "MiB", db.Meta("embedder"))
+	res.add("size", "index size on disk", dataset, float64(st.Bytes)/(1<<20), "MiB", db.Embedder())
 	return nil
 }
 
@@ -568,8 +568,8 @@ func recallFigures(ctx context.Context, res *Results, emb stages.Embedder, datas
 		return err
 	}
 	defer db.Close()
-	if emb.Name() != db.Meta("embedder") {
-		return fmt.Errorf("recall on %s: the index was embedded with %s, the queries with %s", dataset, db.Meta("embedder"), emb.Name())
+	if emb.Name() != db.Embedder() {
+		return fmt.Errorf("recall on %s: the index was embedded with %s, the queries with %s", dataset, db.Embedder(), emb.Name())
 	}
 	var qvs [][]float32
 	for _, q := range queries {
@@ -583,7 +583,7 @@ func recallFigures(ctx context.Context, res *Results, emb stages.Embedder, datas
 	if err != nil {
 		return err
 	}
-	note := fmt.Sprintf("%d queries, %s vectors, %d chunks", len(qvs), db.Meta("embedder"), total)
+	note := fmt.Sprintf("%d queries, %s vectors, %d chunks", len(qvs), db.Embedder(), total)
 	for _, c := range []struct {
 		name          string
 		k, candidates int

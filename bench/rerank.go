@@ -63,7 +63,7 @@ func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath 
 			switch m {
 			case "bi-encoder":
 				stage = fmt.Sprintf("{scorer: bi-encoder, passage: %s, candidates: 30}", passage)
-				name = fmt.Sprintf("rerank 30 candidates, bi-encoder (%s), %s", db.Meta("embedder"), passage)
+				name = fmt.Sprintf("rerank 30 candidates, bi-encoder (%s), %s", db.Embedder(), passage)
 			case "reference":
 				stage = "{scorer: bi-encoder, passage: snippet, candidates: 30}"
 			}

@@ -761,7 +761,7 @@ func TestBuildIncrementalFallback(t *testing.T) {
 				t.Errorf("report %+v, want %d chunks embedded, the rest reused", rep, wantEmbedded)
 			}
 			d := open(t, dbPath)
-			if got := d.Meta("embedder"); got != tc.emb {
+			if got := d.Embedder(); got != tc.emb {
 				t.Errorf("index embedder = %q, want %q", got, tc.emb)
 			}
 			if st, err := d.Stats(ctx); err != nil || st.Notes != fixtureNotes {

@@ -226,6 +226,10 @@ func (d *DB) Path() string { return d.path }
 // vault, fingerprint, schema_version.
 func (d *DB) Meta(key string) string { return d.meta[key] }
 
+// Embedder is the model the index was embedded with: the one a query must be
+// embedded by to be compared with the stored vectors.
+func (d *DB) Embedder() string { return d.meta["embedder"] }
+
 // Stale reports whether the file at Path is no longer the one opened: a full
 // rebuild renamed a new file into place. (An incremental build changes the open
 // file in place, and open connections see it without reopening.)

@@ -204,7 +204,7 @@ func runFrozen(t *testing.T, env *stages.Env) (map[string]map[string]frozenQuery
 
 // tolerance is the configuration's score tolerance with this index.
 func tolerance(cfg *pipeline.Config, env *stages.Env) float64 {
-	return pipeline.Tolerance(cfg, realReg.Manifest(), env.DB.Meta("embedder"))
+	return pipeline.Tolerance(cfg, realReg.Manifest(), env.DB.Embedder())
 }
 
 func currentFingerprint(t *testing.T, db *index.DB) fingerprint {

@@ -138,7 +138,7 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && env.DB.Meta("embedder") == model {
+	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && env.DB.Embedder() == model {
 		// The chunk passage is the text the indexer embedded with this very
 		// model: its stored vector is the passage embedding.
 		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, st, model, cands) }
@@ -293,7 +293,7 @@ func storedCosine(ctx context.Context, env *Env, st *State, model string, items 
 // orIndex is name, or the index's embedder when name is empty.
 func orIndex(name string, env *Env) string {
 	if name == "" {
-		return env.DB.Meta("embedder")
+		return env.DB.Embedder()
 	}
 	return name
 }

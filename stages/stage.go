@@ -103,7 +103,7 @@ type Env struct {
 // model, so a stage naming another one is refused rather than compared across
 // two vector spaces. An empty name means the index's model.
 func (e *Env) IndexEmbedder(ctx context.Context, name string) (Embedder, error) {
-	indexed := e.DB.Meta("embedder")
+	indexed := e.DB.Embedder()
 	if name == "" {
 		name = indexed
 	}
