@@ -118,7 +118,7 @@ func (r *Registry) Embedder(ctx context.Context, name string) (*Embedder, error)
 		name = DefaultEmbedder
 	}
 	v, err := r.load(ctx, name, func(s Spec, dir string) (any, error) {
-		if s.Role != "embedder" {
+		if s.Role != RoleEmbedder {
 			return nil, fmt.Errorf("model %s is a %s, not an embedder", s.Name, s.Role)
 		}
 		return OpenEmbedder(s, dir, r.lib)
@@ -137,7 +137,7 @@ func (r *Registry) CrossEncoder(ctx context.Context, name string) (*CrossEncoder
 		name = DefaultCrossEncoder
 	}
 	v, err := r.load(ctx, name, func(s Spec, dir string) (any, error) {
-		if s.Role != "cross-encoder" && s.Role != RoleCostStandIn {
+		if s.Role != RoleCrossEncoder && s.Role != RoleCostStandIn {
 			return nil, fmt.Errorf("model %s is a %s, not a cross-encoder", s.Name, s.Role)
 		}
 		return OpenCrossEncoder(s, dir, r.lib)
@@ -230,7 +230,7 @@ func (r *Registry) Lazy(name string) (*Lazy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.Role != "embedder" {
+	if spec.Role != RoleEmbedder {
 		return nil, fmt.Errorf("model %s is a %s, not an embedder", spec.Name, spec.Role)
 	}
 	return &Lazy{r: r, spec: spec}, nil

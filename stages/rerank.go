@@ -44,13 +44,13 @@ func (*Rerank) Name() string { return "rerank" }
 // scorer an embedder (the index's unless Model names one).
 func (r *Rerank) Needs() []ModelNeed {
 	if r.Scorer == "bi-encoder" {
-		return []ModelNeed{{Role: RoleEmbedder, Name: r.Model}}
+		return []ModelNeed{{Role: models.RoleEmbedder, Name: r.Model}}
 	}
-	return []ModelNeed{{Role: RoleCrossEncoder, Name: cmp.Or(r.Model, models.DefaultCrossEncoder)}}
+	return []ModelNeed{{Role: models.RoleCrossEncoder, Name: cmp.Or(r.Model, models.DefaultCrossEncoder)}}
 }
 
 // ModelRoles implements ModelUser.
-func (*Rerank) ModelRoles() []string { return []string{RoleCrossEncoder, RoleEmbedder} }
+func (*Rerank) ModelRoles() []string { return []string{models.RoleCrossEncoder, models.RoleEmbedder} }
 
 // Validate implements Stage.
 func (r *Rerank) Validate() error {

@@ -49,15 +49,9 @@ type Retriever interface {
 	Retrieves()
 }
 
-// Model roles, as models/manifest.json names them.
-const (
-	RoleEmbedder     = "embedder"
-	RoleCrossEncoder = "cross-encoder"
-)
-
 // ModelNeed is one model a stage loads.
 type ModelNeed struct {
-	Role string // RoleEmbedder or RoleCrossEncoder
+	Role string // models.RoleEmbedder or models.RoleCrossEncoder
 	Name string // the model; "" means the embedder the index was built with
 }
 

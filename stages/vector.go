@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
 )
 
 // Vector is nearest-neighbour search over chunk embeddings with sqlite-vec.
@@ -78,10 +79,10 @@ func (*Vector) Name() string { return "vector" }
 func (*Vector) Retrieves() {}
 
 // Needs implements ModelUser: the index's embedder.
-func (v *Vector) Needs() []ModelNeed { return []ModelNeed{{Role: RoleEmbedder, Name: v.Model}} }
+func (v *Vector) Needs() []ModelNeed { return []ModelNeed{{Role: models.RoleEmbedder, Name: v.Model}} }
 
 // ModelRoles implements ModelUser.
-func (*Vector) ModelRoles() []string { return []string{RoleEmbedder} }
+func (*Vector) ModelRoles() []string { return []string{models.RoleEmbedder} }
 
 // Validate implements Stage.
 func (v *Vector) Validate() error {
