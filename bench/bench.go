@@ -23,17 +23,17 @@ import (
 
 // Options say what to measure.
 type Options struct {
-	Root      string   // the repository: vault/, configs/, eval/
-	DataDir   string   // where models are and benchmark vaults and indexes go
-	Lib       string   // the ONNX Runtime library
-	Cranfield string   // a BEIR folder, or "" to skip
-	Recall    []string // more BEIR folders, indexed with the real embedder only for the binary-search recall check
-	Sizes     []int    // generated vault sizes, e.g. 3000, 30000
-	Queries   int      // queries per dataset for latency (default 50)
-	Reps      int      // repetitions of the reindex measurements (default 3)
-	Prepare   bool     // only generate and index the scale vaults (cached for later runs)
-	Only      string   // "reindex", "throughput" or "rerank": that section alone ("" for all)
-	Embedder  string   // the model of the throughput and latency sections ("" for the default)
+	Root      string         // the repository: vault/, configs/, eval/
+	DataDir   string         // where models are and benchmark vaults and indexes go
+	Runtime   models.Runtime // the ONNX Runtime library and its threads
+	Cranfield string         // a BEIR folder, or "" to skip
+	Recall    []string       // more BEIR folders, indexed with the real embedder only for the binary-search recall check
+	Sizes     []int          // generated vault sizes, e.g. 3000, 30000
+	Queries   int            // queries per dataset for latency (default 50)
+	Reps      int            // repetitions of the reindex measurements (default 3)
+	Prepare   bool           // only generate and index the scale vaults (cached for later runs)
+	Only      string         // "reindex", "throughput" or "rerank": that section alone ("" for all)
+	Embedder  string         // the model of the throughput and latency sections ("" for the default)
 	// RerankQueries is how many demo queries the rerank section times per
 	// passage and scorer (default 10).
 	RerankQueries int
@@ -61,8 +61,9 @@ func (r *Results) add(section, name, dataset string, value float64, unit, note s
 	r.Figures = append(r.Figures, Figure{section, name, dataset, value, unit, note})
 }
 
-// Machine describes this machine in one line.
-func Machine() string {
+// Machine describes this machine in one line, with the ONNX Runtime threads
+// the models run on.
+func Machine(threads int) string {
 	cpu := ""
 	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(raw), "\n") {
@@ -78,7 +79,7 @@ func Machine() string {
 		fmt.Sscanf(strings.SplitN(string(raw), "\n", 2)[0], "MemTotal: %d kB", &kb)
 		mem = fmt.Sprintf(", %.0f GiB", float64(kb)/(1<<20))
 	}
-	return fmt.Sprintf("%d cores (%s)%s, %s/%s, ONNX Runtime threads %d", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, models.Threads())
+	return fmt.Sprintf("%d cores (%s)%s, %s/%s, ONNX Runtime threads %d", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, threads)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -96,7 +97,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 			o.Log(fmt.Sprintf(format, args...))
 		}
 	}
-	res := &Results{Machine: Machine(), Started: time.Now().UTC()}
+	res := &Results{Machine: Machine(o.Runtime.IntraOpThreads()), Started: time.Now().UTC()}
 	work := filepath.Join(o.DataDir, "bench")
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
@@ -136,7 +137,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 		return res, nil
 	}
 
-	reg, err := models.NewRegistry(o.DataDir, o.Lib)
+	reg, err := models.NewRegistry(o.DataDir, o.Runtime)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +311,7 @@ func reindexFigures(ctx context.Context, o Options, res *Results, work, vault, e
 	var cold, warm, unchanged, incr []time.Duration
 	db := filepath.Join(work, "reindex-"+embedder+".db")
 	for i := 0; i < o.Reps; i++ {
-		reg, err := models.NewRegistry(o.DataDir, o.Lib)
+		reg, err := models.NewRegistry(o.DataDir, o.Runtime)
 		if err != nil {
 			return err
 		}

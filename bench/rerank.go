@@ -168,7 +168,7 @@ func (s *statsScorer) StandInFor() string          { return s.ce.StandInFor() }
 // onlyRerank is `vault-rag bench --only rerank`: the demo index (built once
 // with the default embedder) and the rerank section, nothing else.
 func onlyRerank(ctx context.Context, o Options, res *Results, work string, logf func(string, ...any)) error {
-	reg, err := models.NewRegistry(o.DataDir, o.Lib)
+	reg, err := models.NewRegistry(o.DataDir, o.Runtime)
 	if err != nil {
 		return err
 	}

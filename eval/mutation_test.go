@@ -162,7 +162,8 @@ func TestGateMutations(t *testing.T) {
 		t.Skip("indexes the demo vault with the real fp32 model; skipped with -short")
 	}
 	ctx := context.Background()
-	reg, err := models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+	settings := models.SettingsFrom(os.Getenv)
+	reg, err := models.NewRegistry(settings.DataDir, settings.Runtime)
 	if err != nil {
 		t.Fatal(err)
 	}

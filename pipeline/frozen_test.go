@@ -122,7 +122,8 @@ func realEnv(t *testing.T) *stages.Env {
 		t.Skip("indexes the demo vault with the real model (~25 s); skipped with -short")
 	}
 	realOnce.Do(func() {
-		reg, err := models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+		settings := models.SettingsFrom(os.Getenv)
+		reg, err := models.NewRegistry(settings.DataDir, settings.Runtime)
 		if realErr = err; err != nil {
 			return
 		}

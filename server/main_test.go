@@ -93,7 +93,8 @@ func runTests(m *testing.M) (int, error) {
 		return 1, err
 	}
 	fx.repoRoot = filepath.Dir(wd)
-	reg, err := models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+	settings := models.SettingsFrom(os.Getenv)
+	reg, err := models.NewRegistry(settings.DataDir, settings.Runtime)
 	if err != nil {
 		return 1, err
 	}
