@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
-	"github.com/vault-rag/vault-rag/models/modeltest"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/daulet/tokenizers"
-	"github.com/vault-rag/vault-rag/models/onnxtest"
+	"github.com/vault-rag/vault-rag/internal/onnxtest"
 )
 
 // These tests run the code paths of the models on the tiny deterministic ONNX

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vault-rag/vault-rag/models/modeltest"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 )
 
 // testEnv is this test process's model settings, read from its environment

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vault-rag/vault-rag/models/modeltest"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 )
 
 // These tests run the real cross-encoder code path end to end on a real-size

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/models"
-	"github.com/vault-rag/vault-rag/models/modeltest"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )

@@ -19,9 +19,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/models/bow"
-	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
 // fixture is the test vault, its index and configurations, built once.

@@ -21,9 +21,9 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
-	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
 // repoRoot is the checkout (tests run in cmd/vault-rag).

@@ -11,8 +11,8 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/models"
-	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
 // ortSkip is non-empty when the ONNX Runtime library is unavailable.
