@@ -8,11 +8,12 @@ import (
 	"github.com/vault-rag/vault-rag/index"
 )
 
-// Keyword is BM25 over title and body with SQLite FTS5 (porter stemming). User
-// text reaches FTS5 only as quoted terms, never as query syntax.
+// Keyword is BM25 over title and body, run on the index's own keyword postings
+// with FTS5's tokenizer (porter stemming) and FTS5's bm25 to the bit (see
+// index.Keyword). User text becomes quoted terms, never query syntax.
 type Keyword struct {
 	Limit int `yaml:"limit"` // notes to keep (default 40)
-	// Stopwords is the list dropped from the query before it reaches FTS5:
+	// Stopwords is the list dropped from the query before the search:
 	// "none" (default) or "english" (see analyze.go).
 	Stopwords string `yaml:"stopwords"`
 	// TitleWeight is bm25's weight for the title column, the body's being 1
@@ -88,7 +89,7 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 		return err
 	}
 	st.produce(k.List, items, info, "")
-	st.markExact() // bm25 from SQLite: the same on every CPU
+	st.markExact() // bm25 as FTS5's C computes it: the same on every CPU
 	return nil
 }
 

@@ -157,7 +157,7 @@ type Step struct {
 	// CPU (pipeline.NearTies).
 	Cut *Item
 	// Exact says the scores come out the same on every CPU, given the lists
-	// before it: bm25 (SQLite's double arithmetic over term counts), rank
+	// before it: bm25 (FTS5's double arithmetic over term counts), rank
 	// fusion, a boost added to exact scores. A near-tie among exact scores
 	// is not noise. Model scores (cosines, reranker logits) are not exact:
 	// ONNX Runtime's kernels differ by instruction set.

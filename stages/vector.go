@@ -8,7 +8,9 @@ import (
 	"github.com/vault-rag/vault-rag/models"
 )
 
-// Vector is nearest-neighbour search over chunk embeddings with sqlite-vec.
+// Vector is nearest-neighbour search over chunk embeddings: by default a
+// binary first pass (one sign bit per dimension) rescored with the float
+// vectors, or an exact scan with sqlite-vec (see Search).
 //
 // Structured filters apply after the KNN, and filtering a truncated top-K can
 // leave nothing for a scope the vault does cover. So when a filter is set, the
