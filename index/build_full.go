@@ -100,26 +100,31 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 }
 
 // openBuildCache opens the embedding cache a full build reads and fills, its
-// pending table empty. Under NoCache it is a throwaway file beside tmp,
-// which done deletes; done closes it either way.
+// pending table empty. Under NoCache it is a throwaway file beside tmp.
+// done closes it, and deletes a throwaway one.
 func openBuildCache(ctx context.Context, emb Embedder, opts BuildOptions, tmp string) (cache *embedCache, done func(), err error) {
 	path := CachePath(opts.DBPath)
-	done = func() {}
 	if opts.NoCache {
 		path = tmp + ".nocache"
 		removeCache(path)
-		done = func() { removeCache(path) }
 	}
 	cache, err = openCache(ctx, path, emb.Name())
+	done = func() {
+		if cache != nil {
+			cache.close()
+		}
+		if opts.NoCache {
+			removeCache(path)
+		}
+	}
+	if err == nil {
+		if _, err = cache.conn.ExecContext(ctx, `DELETE FROM pending`); err != nil {
+			err = fmt.Errorf("embedding cache: %w", err)
+		}
+	}
 	if err != nil {
 		done()
 		return nil, nil, err
-	}
-	remove := done
-	done = func() { cache.close(); remove() }
-	if _, err := cache.conn.ExecContext(ctx, `DELETE FROM pending`); err != nil {
-		done()
-		return nil, nil, fmt.Errorf("embedding cache: %w", err)
 	}
 	return cache, done, nil
 }
@@ -218,30 +223,24 @@ func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reuse
 		}
 		return nil
 	}
-	type entry struct {
-		seq  int64
-		ntok int
-	}
-	order := make([]entry, 0, n)
+	// The pending chunks in length order: their row numbers and token counts.
+	seqs, ntoks := make([]int64, 0, n), make([]int, 0, n)
 	rows, err := cache.conn.QueryContext(ctx, `SELECT seq, ntok FROM pending ORDER BY ntok, seq`)
 	if err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
 	}
 	for rows.Next() {
-		var e entry
-		if err := rows.Scan(&e.seq, &e.ntok); err != nil {
+		var seq int64
+		var ntok int
+		if err := rows.Scan(&seq, &ntok); err != nil {
 			rows.Close()
 			return err
 		}
-		order = append(order, e)
+		seqs, ntoks = append(seqs, seq), append(ntoks, ntok)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
-	}
-	ntoks := make([]int, len(order))
-	for i, e := range order {
-		ntoks[i] = e.ntok
 	}
 	get, err := cache.conn.PrepareContext(ctx, `SELECT seq, hash, text, ids FROM pending WHERE seq IN (SELECT value FROM json_each(?))`)
 	if err != nil {
@@ -250,14 +249,12 @@ func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reuse
 	defer get.Close()
 	// A batch's texts, read back from the pending table in length order.
 	batch := func(lo, hi int) ([]embedItem, error) {
-		seqs := make([]int64, 0, hi-lo)
 		pos := map[int64]int{}
-		for k, e := range order[lo:hi] {
-			seqs = append(seqs, e.seq)
-			pos[e.seq] = k
+		for k, seq := range seqs[lo:hi] {
+			pos[seq] = k
 		}
-		raw, _ := json.Marshal(seqs)
-		items := make([]embedItem, len(seqs))
+		raw, _ := json.Marshal(seqs[lo:hi])
+		items := make([]embedItem, hi-lo)
 		rows, err := get.QueryContext(ctx, string(raw))
 		if err != nil {
 			return nil, fmt.Errorf("embedding cache: %w", err)
@@ -273,7 +270,7 @@ func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reuse
 			if ids != nil {
 				it.ids = decodeIDs(ids)
 			}
-			it.ntok = order[lo+pos[seq]].ntok
+			it.ntok = ntoks[lo+pos[seq]]
 			items[pos[seq]] = it
 		}
 		return items, rows.Err()
