@@ -22,17 +22,17 @@ import (
 
 // Options say what to measure.
 type Options struct {
-	Root      string   // the repository: vault/, configs/, eval/
-	DataDir   string   // where models are and benchmark vaults and indexes go
-	Lib       string   // the ONNX Runtime library
-	Cranfield string   // a BEIR folder, or "" to skip
-	Recall    []string // more BEIR folders, indexed with the real embedder only for the binary-search recall check
-	Sizes     []int    // generated vault sizes, e.g. 3000, 30000
-	Queries   int      // queries per dataset for latency (default 50)
-	Reps      int      // repetitions of the reindex measurements (default 3)
-	Prepare   bool     // only generate and index the scale vaults (cached for later runs)
-	Only      string   // one section alone (reindex, throughput, rerank, latency: sectionParts), "" for all
-	Embedder  string   // the model of the throughput and latency sections ("" for the default)
+	Root      string         // the repository: vault/, configs/, eval/
+	DataDir   string         // where models are and benchmark vaults and indexes go
+	Runtime   models.Runtime // the ONNX Runtime library and its threads
+	Cranfield string         // a BEIR folder, or "" to skip
+	Recall    []string       // more BEIR folders, indexed with the real embedder only for the binary-search recall check
+	Sizes     []int          // generated vault sizes, e.g. 3000, 30000
+	Queries   int            // queries per dataset for latency (default 50)
+	Reps      int            // repetitions of the reindex measurements (default 3)
+	Prepare   bool           // only generate and index the scale vaults (cached for later runs)
+	Only      string         // one section alone (reindex, throughput, rerank, latency: sectionParts), "" for all
+	Embedder  string         // the model of the throughput and latency sections ("" for the default)
 	// RerankQueries is how many demo queries the rerank section times per
 	// passage and scorer (default 10).
 	RerankQueries int
@@ -60,8 +60,9 @@ func (r *Results) add(section, name, dataset string, value float64, unit, note s
 	r.Figures = append(r.Figures, Figure{section, name, dataset, value, unit, note})
 }
 
-// Machine describes this machine in one line.
-func Machine() string {
+// Machine describes this machine in one line, with the ONNX Runtime threads
+// the models run on.
+func Machine(threads int) string {
 	cpu := ""
 	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(raw), "\n") {
@@ -77,7 +78,7 @@ func Machine() string {
 		fmt.Sscanf(strings.SplitN(string(raw), "\n", 2)[0], "MemTotal: %d kB", &kb)
 		mem = fmt.Sprintf(", %.0f GiB", float64(kb)/(1<<20))
 	}
-	return fmt.Sprintf("%d cores (%s)%s, %s/%s, ONNX Runtime threads %d", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, models.Threads())
+	return fmt.Sprintf("%d cores (%s)%s, %s/%s, ONNX Runtime threads %d", runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, threads)
 }
 
 // parts are the measurements a run takes.
@@ -125,7 +126,7 @@ func Run(ctx context.Context, o Options) (*Results, error) {
 	if o.RerankQueries == 0 {
 		o.RerankQueries = 10
 	}
-	r := &runner{o: o, res: &Results{Machine: Machine(), Started: time.Now().UTC()},
+	r := &runner{o: o, res: &Results{Machine: Machine(o.Runtime.IntraOpThreads()), Started: time.Now().UTC()},
 		work: filepath.Join(o.DataDir, "bench"), vault: filepath.Join(o.Root, "vault")}
 	r.logf = func(format string, args ...any) {
 		if o.Log != nil {
@@ -171,7 +172,7 @@ func (r *runner) run(ctx context.Context, p parts) error {
 	if !p.throughput && !p.latency {
 		return nil
 	}
-	reg, err := models.NewRegistry(r.o.DataDir, r.o.Lib)
+	reg, err := models.NewRegistry(r.o.DataDir, r.o.Runtime)
 	if err != nil {
 		return err
 	}
@@ -350,7 +351,7 @@ func reindexFigures(ctx context.Context, o Options, res *Results, work, vault, e
 	var cold, warm, unchanged, incr []time.Duration
 	db := filepath.Join(work, "reindex-"+embedder+".db")
 	for i := 0; i < o.Reps; i++ {
-		reg, err := models.NewRegistry(o.DataDir, o.Lib)
+		reg, err := models.NewRegistry(o.DataDir, o.Runtime)
 		if err != nil {
 			return err
 		}
@@ -500,7 +501,7 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 	env := &stages.Env{DB: db, Models: m, Passages: stages.NewVectorCache(20000)}
 	now := eval.DefaultNow
 	for _, cfg := range cfgs {
-		indexed := db.Meta("embedder")
+		indexed := db.Embedder()
 		if indexed == HashName {
 			indexed = models.DefaultEmbedder // QueryCost runs it for every query
 		}
@@ -538,7 +539,7 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 	}
 	res.add("size", "notes", dataset, float64(st.Notes), "", "")
 	res.add("size", "chunks", dataset, float64(st.Chunks), "", "")
-	res.add("size", "index size on disk", dataset, float64(st.Bytes)/(1<<20), "MiB", db.Meta("embedder"))
+	res.add("size", "index size on disk", dataset, float64(st.Bytes)/(1<<20), "MiB", db.Embedder())
 	return nil
 }
 
@@ -555,11 +556,11 @@ func keywordReference(ctx context.Context, res *Results, db *index.DB, dataset s
 			continue
 		}
 		t0 := time.Now()
-		if _, err := db.KeywordWeighted(ctx, m, 1, 1, 40, index.Filter{}); err != nil {
+		if _, err := db.Keyword(ctx, index.KeywordQuery{Match: m, Limit: 40}); err != nil {
 			return err
 		}
 		t1 := time.Now()
-		if _, err := db.KeywordFTS5(ctx, m, 1, 1, 40, index.Filter{}); err != nil {
+		if _, err := db.Keyword(ctx, index.KeywordQuery{Match: m, Limit: 40, Engine: index.FTS5}); err != nil {
 			return err
 		}
 		if i > 0 { // the first is a warm-up
@@ -610,8 +611,8 @@ func recallFigures(ctx context.Context, res *Results, emb stages.Embedder, datas
 		return err
 	}
 	defer db.Close()
-	if emb.Name() != db.Meta("embedder") {
-		return fmt.Errorf("recall on %s: the index was embedded with %s, the queries with %s", dataset, db.Meta("embedder"), emb.Name())
+	if emb.Name() != db.Embedder() {
+		return fmt.Errorf("recall on %s: the index was embedded with %s, the queries with %s", dataset, db.Embedder(), emb.Name())
 	}
 	var qvs [][]float32
 	for _, q := range queries {
@@ -625,7 +626,7 @@ func recallFigures(ctx context.Context, res *Results, emb stages.Embedder, datas
 	if err != nil {
 		return err
 	}
-	note := fmt.Sprintf("%d queries, %s vectors, %d chunks", len(qvs), db.Meta("embedder"), total)
+	note := fmt.Sprintf("%d queries, %s vectors, %d chunks", len(qvs), db.Embedder(), total)
 	for _, c := range []struct {
 		name          string
 		k, candidates int

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -19,7 +20,8 @@ func TestBinaryRecallDemo(t *testing.T) {
 		t.Skip("embeds the demo vault with the real model")
 	}
 	ctx := context.Background()
-	reg, err := models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+	settings := models.SettingsFrom(os.Getenv)
+	reg, err := models.NewRegistry(settings.DataDir, settings.Runtime)
 	if err != nil {
 		t.Skipf("ONNX Runtime: %v", err)
 	}

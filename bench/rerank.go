@@ -64,7 +64,7 @@ func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath 
 			switch m {
 			case "bi-encoder":
 				stage = fmt.Sprintf("{scorer: bi-encoder, passage: %s, candidates: 30}", passage)
-				name = fmt.Sprintf("rerank 30 candidates, bi-encoder (%s), %s", db.Meta("embedder"), passage)
+				name = fmt.Sprintf("rerank 30 candidates, bi-encoder (%s), %s", db.Embedder(), passage)
 			case "reference":
 				stage = "{scorer: bi-encoder, passage: snippet, candidates: 30}"
 			}
@@ -169,7 +169,7 @@ func (s *statsScorer) StandInFor() string          { return s.ce.StandInFor() }
 // onlyRerank is `vault-rag bench --only rerank`: the demo index (built once
 // with the default embedder) and the rerank section, nothing else.
 func onlyRerank(ctx context.Context, o Options, res *Results, work string, logf func(string, ...any)) error {
-	reg, err := models.NewRegistry(o.DataDir, o.Lib)
+	reg, err := models.NewRegistry(o.DataDir, o.Runtime)
 	if err != nil {
 		return err
 	}

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
-	"github.com/vault-rag/vault-rag/models/modeltest"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -162,7 +162,8 @@ func TestGateMutations(t *testing.T) {
 		t.Skip("indexes the demo vault with the real fp32 model; skipped with -short")
 	}
 	ctx := context.Background()
-	reg, err := models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+	settings := models.SettingsFrom(os.Getenv)
+	reg, err := models.NewRegistry(settings.DataDir, settings.Runtime)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -197,8 +197,8 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 	}
 	tol := pipeline.ScoreTolerance
 	if reg != nil {
-		tol = pipeline.Tolerance(cfg, reg.Manifest(), env.DB.Meta("embedder"))
-		missing, err := pipeline.MissingModels(cfg, reg, env.DB.Meta("embedder"))
+		tol = pipeline.Tolerance(cfg, reg.Manifest(), env.DB.Embedder())
+		missing, err := pipeline.MissingModels(cfg, reg, env.DB.Embedder())
 		if err != nil {
 			return nil, err
 		}

@@ -38,41 +38,6 @@ var (
 	bm25B  = 0.75
 )
 
-// quotedTerms parses `"a" OR "b" OR ...` (matchTerms' form; "" inside a
-// quote is one ") into its terms; ok is false for any other expression.
-func quotedTerms(match string) (terms []string, ok bool) {
-	s := match
-	for {
-		if !strings.HasPrefix(s, `"`) {
-			return nil, false
-		}
-		s = s[1:]
-		var b strings.Builder
-		for {
-			i := strings.IndexByte(s, '"')
-			if i < 0 {
-				return nil, false
-			}
-			b.WriteString(s[:i])
-			s = s[i+1:]
-			if strings.HasPrefix(s, `"`) {
-				b.WriteByte('"')
-				s = s[1:]
-				continue
-			}
-			break
-		}
-		terms = append(terms, b.String())
-		if s == "" {
-			return terms, true
-		}
-		if !strings.HasPrefix(s, " OR ") {
-			return nil, false
-		}
-		s = s[len(" OR "):]
-	}
-}
-
 // bm25Plan is a keyword query ready to run on the postings: one phrase per
 // query term, in order (a repeated term counts again, as in FTS5).
 type bm25Plan struct {
@@ -80,10 +45,10 @@ type bm25Plan struct {
 	title, body float64 // column weights
 }
 
-// planBM25 returns the plan for a match expression, ok false when FTS5 must
-// run it (not a quoted OR list, or a term that is not one token).
-func planBM25(ctx context.Context, match string, titleWeight, bodyWeight float64) (bm25Plan, bool, error) {
-	terms, ok := quotedTerms(match)
+// planBM25 returns the plan for a query, ok false when FTS5 must run it (not
+// a quoted OR list, or a term that is not one token).
+func planBM25(ctx context.Context, q KeywordQuery) (bm25Plan, bool, error) {
+	terms, ok := q.terms()
 	if !ok {
 		return bm25Plan{}, false, nil
 	}
@@ -91,7 +56,7 @@ func planBM25(ctx context.Context, match string, titleWeight, bodyWeight float64
 	if err != nil {
 		return bm25Plan{}, false, err
 	}
-	p := bm25Plan{title: titleWeight, body: bodyWeight}
+	p := bm25Plan{title: q.TitleWeight, body: q.BodyWeight}
 	for _, t := range toks {
 		if len(t) != 1 {
 			return bm25Plan{}, false, nil
@@ -316,30 +281,31 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 	return h.sorted(), skip > 0 || matched > len(h.items), nil
 }
 
-// keywordPostings is KeywordWeighted (perNote) or KeywordChunks on the
-// postings: the best cut chunks, joined to their notes and filtered, growing
-// the cut (×8) until limit survive or every match has been seen. ok is false
-// when FTS5 must run the match instead.
-func (d *DB) keywordPostings(ctx context.Context, match string, titleWeight, bodyWeight float64, limit int, f Filter, perNote bool) (hits []Hit, ok bool, err error) {
-	p, ok, err := planBM25(ctx, match, titleWeight, bodyWeight)
+// keywordPostings is Keyword on the postings: the best cut chunks, joined
+// to their notes and filtered, growing the cut (×8) until q.Limit survive or
+// every match has been seen. ok is false when FTS5 must run the query
+// instead.
+func (d *DB) keywordPostings(ctx context.Context, q KeywordQuery) (hits []Hit, ok bool, err error) {
+	p, ok, err := planBM25(ctx, q)
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	cut := limit
-	if perNote || !f.Empty() {
-		cut = keywordCap(limit, f)
+	perNote := !q.PerChunk
+	cut := q.Limit
+	if perNote || !q.Filter.Empty() {
+		cut = keywordCap(q.Limit, q.Filter)
 	}
-	where, args := f.where()
+	where, args := q.Filter.where()
 	for {
 		top, more, err := d.bm25Top(ctx, p, cut)
 		if err != nil {
 			return nil, true, err
 		}
-		hits, err = d.keep(ctx, top, where, args, limit, perNote)
+		hits, err = d.keep(ctx, top, where, args, q.Limit, perNote)
 		if err != nil {
 			return nil, true, err
 		}
-		if len(hits) >= limit || !more {
+		if len(hits) >= q.Limit || !more {
 			return hits, true, nil
 		}
 		cut *= 8

@@ -42,8 +42,8 @@ func BenchmarkKeywordIndex(b *testing.B) {
 		name string
 		f    func(string) ([]Hit, error)
 	}{
-		{"postings", func(q string) ([]Hit, error) { return d.KeywordWeighted(ctx, q, 1, 1, 40, Filter{}) }},
-		{"fts5", func(q string) ([]Hit, error) { return d.KeywordFTS5(ctx, q, 1, 1, 40, Filter{}) }},
+		{"postings", func(q string) ([]Hit, error) { return d.Keyword(ctx, KeywordQuery{Match: q, Limit: 40}) }},
+		{"fts5", func(q string) ([]Hit, error) { return d.Keyword(ctx, KeywordQuery{Match: q, Limit: 40, Engine: FTS5}) }},
 	} {
 		b.Run(run.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

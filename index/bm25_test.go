@@ -73,33 +73,36 @@ func sameAsFTS5(t *testing.T, d *DB, queries []string) {
 		// Only a quoted OR list of one-token terms runs on the postings.
 		terms, plain := quotedTerms(q)
 		want := plain && !strings.ContainsAny(strings.Join(terms, ""), ` "`)
-		if _, onPostings, err := planBM25(ctx, q, 1, 1); err != nil || onPostings != want {
+		if _, onPostings, err := planBM25(ctx, KeywordQuery{Match: q, TitleWeight: 1, BodyWeight: 1}); err != nil || onPostings != want {
 			t.Fatalf("%s: on the postings %v (%v), want %v", q, onPostings, err, want)
 		}
 		for _, w := range [][2]float64{{1, 1}, {3, 1}, {0.3, 1}, {2.5, 0.7}} {
 			for _, limit := range []int{1, 7, 40} {
 				for _, f := range filters {
-					got, err := d.KeywordWeighted(ctx, q, w[0], w[1], limit, f)
-					if err != nil {
-						t.Fatalf("%s: %v", q, err)
-					}
-					want, err := d.KeywordFTS5(ctx, q, w[0], w[1], limit, f)
-					if err != nil {
-						t.Fatalf("%s (FTS5): %v", q, err)
-					}
-					if !reflect.DeepEqual(got, want) {
-						t.Fatalf("%s, weights %v, limit %d, %+v:\npostings %v\nFTS5     %v", q, w, limit, f, got, want)
-					}
-					got, err = d.KeywordChunks(ctx, q, w[0], w[1], limit, f)
-					if err != nil {
-						t.Fatalf("%s: %v", q, err)
-					}
-					want, err = d.KeywordChunksFTS5(ctx, q, w[0], w[1], limit, f)
-					if err != nil {
-						t.Fatalf("%s (FTS5): %v", q, err)
-					}
-					if !reflect.DeepEqual(got, want) {
-						t.Fatalf("chunks %s, weights %v, limit %d, %+v:\npostings %v\nFTS5     %v", q, w, limit, f, got, want)
+					for _, perChunk := range []bool{false, true} {
+						kq := KeywordQuery{Match: q, TitleWeight: w[0], BodyWeight: w[1], Limit: limit, Filter: f, PerChunk: perChunk}
+						got, err := d.Keyword(ctx, kq)
+						if err != nil {
+							t.Fatalf("%s: %v", q, err)
+						}
+						fts := kq
+						fts.Engine = FTS5
+						want, err := d.Keyword(ctx, fts)
+						if err != nil {
+							t.Fatalf("%s (FTS5): %v", q, err)
+						}
+						if !reflect.DeepEqual(got, want) {
+							t.Fatalf("%s, weights %v, limit %d, %+v, per chunk %v:\npostings %v\nFTS5     %v", q, w, limit, f, perChunk, got, want)
+						}
+						if !plain {
+							continue
+						}
+						// The same terms given as terms: the same search.
+						byTerms := kq
+						byTerms.Match, byTerms.Terms = "", terms
+						if again, err := d.Keyword(ctx, byTerms); err != nil || !reflect.DeepEqual(again, got) {
+							t.Fatalf("%s as terms %q: %v (%v), as a match %v", q, terms, again, err, got)
+						}
 					}
 				}
 			}
@@ -225,6 +228,11 @@ func TestQuotedTerms(t *testing.T) {
 		got, ok := quotedTerms(tc.in)
 		if ok != (tc.want != nil) || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("quotedTerms(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+		if ok {
+			if back := QuoteTerms(got); back != tc.in {
+				t.Errorf("QuoteTerms(%q) = %q, want %q", got, back, tc.in)
+			}
 		}
 	}
 }

@@ -111,7 +111,7 @@ func linkTable(t *testing.T, d *DB) []string {
 
 func keywordPaths(t *testing.T, d *DB, match string, f Filter) []string {
 	t.Helper()
-	hits, err := d.Keyword(context.Background(), match, 100, f)
+	hits, err := d.Keyword(context.Background(), KeywordQuery{Match: match, Limit: 100, Filter: f})
 	if err != nil {
 		t.Fatalf("Keyword(%s): %v", match, err)
 	}
@@ -279,7 +279,7 @@ func TestKeyword(t *testing.T) {
 	}
 
 	// One hit per note (its best chunk), never two chunks of one note.
-	hits, err := d.Keyword(context.Background(), `"gamma" OR "alpha" OR "beta"`, 100, Filter{})
+	hits, err := d.Keyword(context.Background(), KeywordQuery{Match: `"gamma" OR "alpha" OR "beta"`, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestKeyword(t *testing.T) {
 	if len(hits) < 4 {
 		t.Errorf("%d hits for three common words, want at least 4", len(hits))
 	}
-	if _, err := d.Keyword(context.Background(), `"unbalanced`, 10, Filter{}); err == nil {
+	if _, err := d.Keyword(context.Background(), KeywordQuery{Match: `"unbalanced`, Limit: 10}); err == nil {
 		t.Error("a malformed match expression did not fail")
 	}
 }
@@ -761,7 +761,7 @@ func TestBuildIncrementalFallback(t *testing.T) {
 				t.Errorf("report %+v, want %d chunks embedded, the rest reused", rep, wantEmbedded)
 			}
 			d := open(t, dbPath)
-			if got := d.Meta("embedder"); got != tc.emb {
+			if got := d.Embedder(); got != tc.emb {
 				t.Errorf("index embedder = %q, want %q", got, tc.emb)
 			}
 			if st, err := d.Stats(ctx); err != nil || st.Notes != fixtureNotes {
@@ -998,7 +998,7 @@ func TestKeywordExactTies(t *testing.T) {
 	for run := range 3 {
 		d := open(t, dbPath)
 		for i := range 10 {
-			hits, err := d.Keyword(ctx, `"flibbertigibbet"`, 10, Filter{})
+			hits, err := d.Keyword(ctx, KeywordQuery{Match: `"flibbertigibbet"`, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1036,7 +1036,7 @@ func TestKeywordExactTies(t *testing.T) {
 			t.Errorf("paths = %v, want one, three, two (note id order)", got)
 		}
 		d := open(t, dbPath)
-		two, err := d.Keyword(ctx, `"flibbertigibbet"`, 2, Filter{})
+		two, err := d.Keyword(ctx, KeywordQuery{Match: `"flibbertigibbet"`, Limit: 2})
 		if err != nil || !reflect.DeepEqual(two, first[:2]) {
 			t.Errorf("limit 2 = %+v, %v; want the first two %+v", two, err, first[:2])
 		}

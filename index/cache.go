@@ -51,14 +51,19 @@ func openCache(ctx context.Context, path, model string) (*embedCache, error) {
 	if err == nil {
 		return c, nil
 	}
-	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
-		os.Remove(path + s)
-	}
+	removeCache(path)
 	c, err2 := tryOpenCache(ctx, path, model)
 	if err2 != nil {
 		return nil, fmt.Errorf("embedding cache %s: %v (after removing an unusable one: %v)", path, err2, err)
 	}
 	return c, nil
+}
+
+// removeCache deletes the cache at path with SQLite's files beside it.
+func removeCache(path string) {
+	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + s)
+	}
 }
 
 func tryOpenCache(ctx context.Context, path, model string) (*embedCache, error) {

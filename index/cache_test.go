@@ -133,3 +133,35 @@ func TestBuildResumesFromCache(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildNoCache: a build with NoCache embeds every chunk though the cache
+// beside the index holds them all, writes the same index, leaves that cache
+// as it was, and leaves no throwaway cache behind.
+func TestBuildNoCache(t *testing.T) {
+	vault, dbPath := newFixture(t)
+	build(t, newFake(), vault, dbPath, false)
+	cached := chunkDump(t, open(t, dbPath))
+	emb := newFake()
+	rep, err := Build(context.Background(), emb, BuildOptions{VaultPath: vault, DBPath: dbPath, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Embedded != fixtureChunks || rep.Reused != 0 || len(emb.texts()) != fixtureChunks {
+		t.Errorf("NoCache build: %+v, %d texts embedded, want all %d", rep, len(emb.texts()), fixtureChunks)
+	}
+	if got := chunkDump(t, open(t, dbPath)); !reflect.DeepEqual(got, cached) {
+		t.Error("the NoCache build holds other chunks or vectors than the cached one")
+	}
+	if n := cacheCount(t, dbPath); n != fixtureChunks {
+		t.Errorf("the cache holds %d vectors after a NoCache build, want the %d it had", n, fixtureChunks)
+	}
+	entries, err := os.ReadDir(filepath.Dir(dbPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".nocache") || strings.Contains(e.Name(), ".building") {
+			t.Errorf("%s left beside the index", e.Name())
+		}
+	}
+}

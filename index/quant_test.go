@@ -177,7 +177,7 @@ func TestKeywordCutGrows(t *testing.T) {
 		{3, Filter{}, []string{"many.md", "b/other.md", "one.md"}},
 		{1, Filter{PathPrefix: "b/"}, []string{"b/other.md"}}, // the first filtered cut (512) too
 	} {
-		hits, err := d.Keyword(context.Background(), `"wombat"`, tc.limit, tc.f)
+		hits, err := d.Keyword(context.Background(), KeywordQuery{Match: `"wombat"`, Limit: tc.limit, Filter: tc.f})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestKeywordCutGrows(t *testing.T) {
 // The weighted keyword search takes the same capped first pass as the plain
 // one and gives what the uncut weighted match gives: each note at its best
 // chunk, in the same order.
-func TestKeywordWeightedEqualsUncut(t *testing.T) {
+func TestWeightedKeywordEqualsUncut(t *testing.T) {
 	vault := t.TempDir()
 	dbPath := filepath.Join(t.TempDir(), "index.db")
 	files := map[string]string{}
@@ -207,11 +207,11 @@ func TestKeywordWeightedEqualsUncut(t *testing.T) {
 	ctx := context.Background()
 	for _, w := range []float64{1, 3} {
 		for _, limit := range []int{1, 5, 40} {
-			got, err := d.KeywordWeighted(ctx, `"wombat" OR "burrows"`, w, 1, limit, Filter{})
+			got, err := d.Keyword(ctx, KeywordQuery{Match: `"wombat" OR "burrows"`, TitleWeight: w, Limit: limit})
 			if err != nil {
 				t.Fatal(err)
 			}
-			all, err := d.KeywordChunks(ctx, `"wombat" OR "burrows"`, w, 1, 100000, Filter{})
+			all, err := d.Keyword(ctx, KeywordQuery{Match: `"wombat" OR "burrows"`, TitleWeight: w, Limit: 100000, PerChunk: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,7 +228,10 @@ func TestKeywordWeightedEqualsUncut(t *testing.T) {
 			}
 		}
 	}
-	if _, err := d.KeywordWeighted(ctx, `"wombat"`, -1, 1, 5, Filter{}); err == nil {
+	if _, err := d.Keyword(ctx, KeywordQuery{Match: `"wombat"`, TitleWeight: -1, Limit: 5}); err == nil {
 		t.Error("a negative column weight was accepted")
+	}
+	if _, err := d.Keyword(ctx, KeywordQuery{Match: `"wombat"`, Limit: 5, Engine: FTS5 + 1}); err == nil {
+		t.Error("an unknown engine was accepted")
 	}
 }

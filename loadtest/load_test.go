@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
-	"github.com/vault-rag/vault-rag/models/modeltest"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 )
 
 // TestLoad runs a small load (200 calls from 16 clients) against the real

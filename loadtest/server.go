@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
 	"io"
 	"net"
 	"net/http"
@@ -58,7 +59,7 @@ type BuildSummary struct {
 // loaded in memory, and what is wrong with it.
 func (h health) embedder() (installed, loaded bool, problem string) {
 	for _, m := range h.Models {
-		if m.Role == "embedder" {
+		if m.Role == models.RoleEmbedder {
 			return m.Installed, m.Loaded, m.Problem
 		}
 	}

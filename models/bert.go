@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
 	"sort"
-	"strconv"
 
 	"github.com/daulet/tokenizers"
 	ort "github.com/yalue/onnxruntime_go"
@@ -29,22 +27,13 @@ type bert struct {
 // the memory of the attention matrices.
 const maxBatchTokens = 16384
 
-// Threads is the intra-op thread count of every session: $VAULT_RAG_THREADS, else
-// the number of CPUs. Results do not depend on it.
-func Threads() int {
-	if n, err := strconv.Atoi(os.Getenv("VAULT_RAG_THREADS")); err == nil && n > 0 {
-		return n
-	}
-	return runtime.NumCPU()
-}
-
-func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, lib string) (*bert, error) {
+func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, rt Runtime) (*bert, error) {
 	for _, p := range []string{modelPath, tokenizerPath} {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("%w: %s (missing %s; run `vault-rag models fetch`)", ErrNotInstalled, name, p)
 		}
 	}
-	if err := initRuntime(lib); err != nil {
+	if err := initRuntime(rt.Lib); err != nil {
 		return nil, err
 	}
 	tok, err := loadTokenizer(tokenizerPath)
@@ -58,7 +47,7 @@ func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, lib stri
 	}
 	defer opts.Destroy()
 	// Fixed, explicit threading: a run's numbers must not depend on scheduling.
-	if err := opts.SetIntraOpNumThreads(Threads()); err != nil {
+	if err := opts.SetIntraOpNumThreads(rt.IntraOpThreads()); err != nil {
 		tok.Close()
 		return nil, err
 	}

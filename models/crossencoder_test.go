@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/daulet/tokenizers"
-	"github.com/vault-rag/vault-rag/models/onnxtest"
+	"github.com/vault-rag/vault-rag/internal/onnxtest"
 )
 
 // These tests run the code paths of the models on the tiny deterministic ONNX
@@ -87,7 +87,7 @@ func pairInput(t *testing.T, tok *tokenizers.Tokenizer, q, p string, maxLen int)
 func tinyCrossEncoder(t *testing.T) (*CrossEncoder, *tokenizers.Tokenizer) {
 	t.Helper()
 	dir, tok := tinyDir(t, func(p string) error { return onnxtest.WriteCrossEncoder(p, 0) })
-	ce, err := OpenCrossEncoder(Spec{Name: "tiny-cross-encoder", MaxTokens: 512, Output: "logits"}, dir, RuntimeLibrary())
+	ce, err := OpenCrossEncoder(Spec{Name: "tiny-cross-encoder", MaxTokens: 512, Output: "logits"}, dir, testEnv().Runtime)
 	if err != nil {
 		t.Fatalf("OpenCrossEncoder: %v", err)
 	}
@@ -241,7 +241,7 @@ func TestEmbedderOnTinyModel(t *testing.T) {
 	const dim = 32
 	dir, tok := tinyDir(t, func(p string) error { return onnxtest.WriteEmbedder(p, 0, dim) })
 	const prefix = "query: "
-	e, err := OpenEmbedder(Spec{Name: "tiny-embedder", Dim: dim, MaxTokens: 512, Output: "last_hidden_state", QueryPrefix: prefix}, dir, RuntimeLibrary())
+	e, err := OpenEmbedder(Spec{Name: "tiny-embedder", Dim: dim, MaxTokens: 512, Output: "last_hidden_state", QueryPrefix: prefix}, dir, testEnv().Runtime)
 	if err != nil {
 		t.Fatalf("OpenEmbedder: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,10 +68,22 @@ func Check(dataDir string, s Spec) Status {
 	return st
 }
 
+// FetchOptions say how downloads reach the network.
+type FetchOptions struct {
+	// Hub is a Hugging Face mirror (what HF_ENDPOINT names for the Hugging
+	// Face tools): the manifest's huggingface.co URLs go there, the path and
+	// so the pinned revision kept. "" is huggingface.co itself. The sha256
+	// check after the download is the same either way.
+	Hub string
+	// Proxy chooses a request's proxy, as http.Transport.Proxy does (the
+	// binary gives http.ProxyFromEnvironment); nil goes direct.
+	Proxy func(*http.Request) (*url.URL, error)
+}
+
 // Fetch installs a model from the first of its sources that delivers every
 // file with the pinned sha256. It is idempotent: an installed model is left
 // alone. log receives one line per attempt.
-func Fetch(ctx context.Context, dataDir string, s Spec, log func(string)) (Status, error) {
+func Fetch(ctx context.Context, dataDir string, s Spec, o FetchOptions, log func(string)) (Status, error) {
 	if st := Check(dataDir, s); st.Installed {
 		return st, nil
 	}
@@ -91,7 +104,7 @@ func Fetch(ctx context.Context, dataDir string, s Spec, log func(string)) (Statu
 		if err != nil {
 			return Status{}, err
 		}
-		err = fetchFrom(ctx, dataDir, stage, s, src)
+		err = fetchFrom(ctx, dataDir, stage, s, src, o)
 		if err == nil {
 			if err = os.Chmod(stage, 0o755); err == nil {
 				err = swapInto(stage, dir)
@@ -99,7 +112,7 @@ func Fetch(ctx context.Context, dataDir string, s Spec, log func(string)) (Statu
 		}
 		os.RemoveAll(stage) // gone already when it was renamed
 		if err == nil {
-			log(fmt.Sprintf("%s: installed from %s", s.Name, sourceLine(s, src)))
+			log(fmt.Sprintf("%s: installed from %s", s.Name, o.sourceLine(s, src)))
 			return Check(dataDir, s), nil
 		}
 		log(fmt.Sprintf("%s: %s unavailable: %v", s.Name, src.Label, err))
@@ -108,14 +121,14 @@ func Fetch(ctx context.Context, dataDir string, s Spec, log func(string)) (Statu
 	return Check(dataDir, s), fmt.Errorf("%w: %s: no source delivered it (%s)", ErrNotInstalled, s.Name, strings.Join(errs, "; "))
 }
 
-func fetchFrom(ctx context.Context, dataDir, dir string, s Spec, src Source) error {
+func fetchFrom(ctx context.Context, dataDir, dir string, s Spec, src Source, o FetchOptions) error {
 	got := map[string]string{}
 	for _, f := range s.Files {
 		tmp := filepath.Join(dir, f.Name+".part")
 		var err error
 		switch src.Kind {
 		case "http":
-			err = download(ctx, HubURL(src.URLs[f.Name]), tmp)
+			err = download(ctx, o.hubURL(src.URLs[f.Name]), tmp, o.Proxy)
 		case "maven":
 			err = fromMaven(ctx, dataDir, src, f.Name, tmp)
 		default:
@@ -138,19 +151,17 @@ func fetchFrom(ctx context.Context, dataDir, dir string, s Spec, src Source) err
 		}
 		got[f.Name] = sum
 	}
-	raw, _ := json.MarshalIndent(stamp{Source: sourceLine(s, src), SHA256: got, Verified: time.Now().UTC()}, "", "  ")
+	raw, _ := json.MarshalIndent(stamp{Source: o.sourceLine(s, src), SHA256: got, Verified: time.Now().UTC()}, "", "  ")
 	return os.WriteFile(filepath.Join(dir, stampName), raw, 0o644)
 }
 
 // hubHost is the host the manifest's Hugging Face URLs name.
 const hubHost = "https://huggingface.co"
 
-// HubURL rewrites a Hugging Face URL to the mirror $HF_ENDPOINT names (the
-// variable the Hugging Face tools read), keeping the path and so the pinned
-// revision; other URLs, or no HF_ENDPOINT, leave it as it is. The sha256 check
-// after the download is the same either way.
-func HubURL(u string) string {
-	ep := strings.TrimRight(strings.TrimSpace(os.Getenv("HF_ENDPOINT")), "/")
+// hubURL rewrites a Hugging Face URL to the mirror o.Hub names; other URLs,
+// or no mirror, leave it as it is.
+func (o FetchOptions) hubURL(u string) string {
+	ep := strings.TrimRight(strings.TrimSpace(o.Hub), "/")
 	if ep == "" || ep == hubHost || !strings.HasPrefix(u, hubHost+"/") {
 		return u
 	}
@@ -158,10 +169,9 @@ func HubURL(u string) string {
 }
 
 // sourceLine says where a source's files actually came from: its label, the
-// mirror when HF_ENDPOINT redirected it, and the proxy when one was in the
-// way (HTTP_PROXY, HTTPS_PROXY and NO_PROXY, read by Go's
-// http.ProxyFromEnvironment as the download itself does).
-func sourceLine(s Spec, src Source) string {
+// mirror when o.Hub redirected it, and the proxy when one was in the way
+// (asked of o.Proxy as the download itself asks).
+func (o FetchOptions) sourceLine(s Spec, src Source) string {
 	if src.Kind != "http" {
 		return src.Label
 	}
@@ -171,12 +181,12 @@ func sourceLine(s Spec, src Source) string {
 		if u == "" {
 			continue
 		}
-		if m := HubURL(u); m != u {
-			line += " via " + strings.TrimRight(os.Getenv("HF_ENDPOINT"), "/")
+		if m := o.hubURL(u); m != u {
+			line += " via " + strings.TrimRight(o.Hub, "/")
 			u = m
 		}
-		if req, err := http.NewRequest(http.MethodGet, u, nil); err == nil {
-			if p, err := http.ProxyFromEnvironment(req); err == nil && p != nil {
+		if req, err := http.NewRequest(http.MethodGet, u, nil); err == nil && o.Proxy != nil {
+			if p, err := o.Proxy(req); err == nil && p != nil {
 				p.User = nil // never print credentials
 				line += " through proxy " + p.String()
 			}
@@ -186,24 +196,24 @@ func sourceLine(s Spec, src Source) string {
 	return line
 }
 
-func download(ctx context.Context, url, dst string) error {
-	if url == "" {
+func download(ctx context.Context, addr, dst string, proxy func(*http.Request) (*url.URL, error)) error {
+	if addr == "" {
 		return errors.New("no URL for this file")
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, addr, nil)
 	if err != nil {
 		return err
 	}
-	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: 30 * time.Second}}
+	client := &http.Client{Transport: &http.Transport{Proxy: proxy, ResponseHeaderTimeout: 30 * time.Second}}
 	resp, err := client.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
+		return fmt.Errorf("GET %s: %s", addr, resp.Status)
 	}
 	f, err := os.Create(dst)
 	if err != nil {
@@ -211,7 +221,7 @@ func download(ctx context.Context, url, dst string) error {
 	}
 	if _, err := io.Copy(f, resp.Body); err != nil {
 		f.Close()
-		return fmt.Errorf("GET %s: %w", url, err)
+		return fmt.Errorf("GET %s: %w", addr, err)
 	}
 	return f.Close()
 }

@@ -187,7 +187,7 @@ func TestFetch(t *testing.T) {
 			dataDir := t.TempDir()
 			s := tinySpec(tc.sources...)
 			var logs []string
-			st, err := Fetch(context.Background(), dataDir, s, func(l string) { logs = append(logs, l) })
+			st, err := Fetch(context.Background(), dataDir, s, FetchOptions{}, func(l string) { logs = append(logs, l) })
 			dir := ModelDir(dataDir, s.Name)
 			if len(logs) != len(tc.logs) {
 				t.Errorf("log = %q, want %d lines like %q", logs, len(tc.logs), tc.logs)
@@ -255,13 +255,13 @@ func TestFetchIdempotent(t *testing.T) {
 	s := tinySpec(srv.source("good", "good"))
 	dataDir := t.TempDir()
 	nolog := func(string) {}
-	if _, err := Fetch(context.Background(), dataDir, s, nolog); err != nil {
+	if _, err := Fetch(context.Background(), dataDir, s, FetchOptions{}, nolog); err != nil {
 		t.Fatal(err)
 	}
 	if n := srv.total(); n != 2 {
 		t.Fatalf("first fetch made %d requests, want 2", n)
 	}
-	st, err := Fetch(context.Background(), dataDir, s, nolog)
+	st, err := Fetch(context.Background(), dataDir, s, FetchOptions{}, nolog)
 	if err != nil || !st.Installed {
 		t.Fatalf("second fetch = %+v, %v", st, err)
 	}
@@ -276,7 +276,7 @@ func TestFetchIdempotent(t *testing.T) {
 	if Check(dataDir, s).Installed {
 		t.Fatal("Check accepts a file of the wrong size")
 	}
-	st, err = Fetch(context.Background(), dataDir, s, nolog)
+	st, err = Fetch(context.Background(), dataDir, s, FetchOptions{}, nolog)
 	if err != nil || !st.Installed {
 		t.Fatalf("repair fetch = %+v, %v", st, err)
 	}
@@ -291,7 +291,7 @@ func TestFetchCanceled(t *testing.T) {
 	cancel()
 	dataDir := t.TempDir()
 	s := tinySpec(srv.source("good", "good"))
-	_, err := Fetch(ctx, dataDir, s, func(string) {})
+	_, err := Fetch(ctx, dataDir, s, FetchOptions{}, func(string) {})
 	if !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("Fetch with a canceled context = %v, want ErrNotInstalled", err)
 	}

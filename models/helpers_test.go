@@ -9,14 +9,18 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vault-rag/vault-rag/models/modeltest"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 )
+
+// testEnv is this test process's model settings, read from its environment
+// as the binary reads them (VAULT_RAG_DATA, ONNXRUNTIME_LIB, ...).
+func testEnv() Settings { return SettingsFrom(os.Getenv) }
 
 // requireRuntime skips (fails under VAULT_RAG_REQUIRE_MODELS=1) when ONNX Runtime is not on this machine (`make setup`
 // puts it in data/lib).
 func requireRuntime(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(RuntimeLibrary()); err != nil {
+	if _, err := os.Stat(testEnv().Runtime.Lib); err != nil {
 		modeltest.Missing(t, "ONNX Runtime not installed (%v); run `make setup`", err)
 	}
 }
@@ -25,7 +29,7 @@ func requireRuntime(t *testing.T) {
 // byte-identical to the cross-encoder's; it skips when absent.
 func realTokenizer(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join(ModelDir(DataDir(), DefaultEmbedder), "tokenizer.json")
+	p := filepath.Join(ModelDir(testEnv().DataDir, DefaultEmbedder), "tokenizer.json")
 	if _, err := os.Stat(p); err != nil {
 		modeltest.Missing(t, "tokenizer.json of %s not installed (%v); run `make setup`", DefaultEmbedder, err)
 	}
@@ -45,8 +49,8 @@ func requireRealModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := Check(DataDir(), s); !st.Installed {
-		modeltest.Missing(t, "%s not installed in %s (%s); run `make setup`", DefaultEmbedder, DataDir(), st.Problem)
+	if st := Check(testEnv().DataDir, s); !st.Installed {
+		modeltest.Missing(t, "%s not installed in %s (%s); run `make setup`", DefaultEmbedder, testEnv().DataDir, st.Problem)
 	}
 }
 
@@ -63,7 +67,7 @@ func realEmbedder(t *testing.T) *Embedder {
 	t.Helper()
 	requireRealModel(t)
 	shared.once.Do(func() {
-		shared.reg, shared.err = NewRegistry(DataDir(), RuntimeLibrary())
+		shared.reg, shared.err = NewRegistry(testEnv().DataDir, testEnv().Runtime)
 		if shared.err == nil {
 			shared.emb, shared.err = shared.reg.Embedder(t.Context(), "")
 		}

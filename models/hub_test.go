@@ -2,12 +2,14 @@ package models
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 )
 
-func TestHubURL(t *testing.T) {
+func TestHubMirrorURL(t *testing.T) {
 	const u = "https://huggingface.co/BAAI/bge-small-en-v1.5/resolve/5c38ec7c405ec4b44b94cc5a9bb96e735b38267a/tokenizer.json"
 	for _, tc := range []struct{ endpoint, in, want string }{
 		{"", u, u},
@@ -17,28 +19,26 @@ func TestHubURL(t *testing.T) {
 		{"https://hf-mirror.example", "https://example.org/huggingface.co/x", "https://example.org/huggingface.co/x"},
 		{"https://hf-mirror.example", "https://huggingface.com/x", "https://huggingface.com/x"},
 	} {
-		t.Setenv("HF_ENDPOINT", tc.endpoint)
-		if got := HubURL(tc.in); got != tc.want {
-			t.Errorf("HF_ENDPOINT=%q: HubURL(%q) = %q, want %q", tc.endpoint, tc.in, got, tc.want)
+		if got := (FetchOptions{Hub: tc.endpoint}).hubURL(tc.in); got != tc.want {
+			t.Errorf("hub %q: hubURL(%q) = %q, want %q", tc.endpoint, tc.in, got, tc.want)
 		}
 	}
 }
 
 // TestFetchFromMirror fetches a model whose manifest names Hugging Face from a
-// mirror given by HF_ENDPOINT, and says so.
+// mirror (FetchOptions.Hub, HF_ENDPOINT in the binary), and says so.
 func TestFetchFromMirror(t *testing.T) {
 	rev := strings.Repeat("ab", 20)
 	srv := newFileServer(t, map[string][]byte{
 		"/org/tiny/resolve/" + rev + "/model.onnx":     tinyFiles["model.onnx"],
 		"/org/tiny/resolve/" + rev + "/tokenizer.json": tinyFiles["tokenizer.json"],
 	})
-	t.Setenv("HF_ENDPOINT", srv.URL)
 	hub := Source{Kind: "http", Label: "Hugging Face org/tiny@" + rev[:8], URLs: map[string]string{
 		"model.onnx":     "https://huggingface.co/org/tiny/resolve/" + rev + "/model.onnx",
 		"tokenizer.json": "https://huggingface.co/org/tiny/resolve/" + rev + "/tokenizer.json",
 	}}
 	var logs []string
-	st, err := Fetch(context.Background(), t.TempDir(), tinySpec(hub), func(l string) { logs = append(logs, l) })
+	st, err := Fetch(context.Background(), t.TempDir(), tinySpec(hub), FetchOptions{Hub: srv.URL}, func(l string) { logs = append(logs, l) })
 	if err != nil {
 		t.Fatalf("Fetch: %v", err)
 	}
@@ -48,6 +48,31 @@ func TestFetchFromMirror(t *testing.T) {
 	}
 	if len(logs) != 1 || !strings.Contains(logs[0], want) {
 		t.Errorf("log %q, want one line naming %q", logs, want)
+	}
+}
+
+// TestFetchThroughProxy fetches through the proxy FetchOptions.Proxy picks
+// (the host in the URLs does not exist), and says so without credentials.
+func TestFetchThroughProxy(t *testing.T) {
+	proxy := newFileServer(t, map[string][]byte{
+		"/org/tiny/model.onnx":     tinyFiles["model.onnx"],
+		"/org/tiny/tokenizer.json": tinyFiles["tokenizer.json"],
+	})
+	via, err := url.Parse(proxy.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	via.User = url.UserPassword("user", "secret")
+	src := Source{Kind: "http", Label: "somewhere", URLs: map[string]string{
+		"model.onnx":     "http://models.invalid/org/tiny/model.onnx",
+		"tokenizer.json": "http://models.invalid/org/tiny/tokenizer.json",
+	}}
+	st, err := Fetch(context.Background(), t.TempDir(), tinySpec(src), FetchOptions{Proxy: http.ProxyURL(via)}, nil)
+	if err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	if want := "somewhere through proxy " + proxy.URL; !st.Installed || st.Source != want {
+		t.Errorf("status %+v, want installed from %q", st, want)
 	}
 }
 
@@ -88,7 +113,7 @@ func TestManifestPinsRevisions(t *testing.T) {
 func TestFetchFailureLeavesNothing(t *testing.T) {
 	srv := newFileServer(t, map[string][]byte{"/half/model.onnx": tinyFiles["model.onnx"]}) // tokenizer.json 404s
 	dataDir := t.TempDir()
-	if _, err := Fetch(context.Background(), dataDir, tinySpec(srv.source("half mirror", "half")), nil); err == nil {
+	if _, err := Fetch(context.Background(), dataDir, tinySpec(srv.source("half mirror", "half")), FetchOptions{}, nil); err == nil {
 		t.Fatal("Fetch succeeded without tokenizer.json")
 	}
 	if got := listTree(t, dataDir); len(got) != 1 || got[0] != "models" {

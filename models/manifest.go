@@ -13,7 +13,7 @@ var manifestJSON []byte
 // the sources to fetch them from, in order of preference.
 type Spec struct {
 	Name        string `json:"name"`
-	Role        string `json:"role"` // "embedder", "cross-encoder" or RoleCostStandIn
+	Role        string `json:"role"` // RoleEmbedder, RoleCrossEncoder or RoleCostStandIn
 	Description string `json:"description"`
 	Dim         int    `json:"dim,omitempty"`
 	MaxTokens   int    `json:"max_tokens"`
@@ -52,12 +52,21 @@ type Spec struct {
 	Sources   []Source `json:"sources"`
 }
 
-// RoleCostStandIn is the role of a model that stands in for a cross-encoder
-// as a measure of cost only (Spec.StandInFor): it runs the cross-encoder code
-// path at the cross-encoder's cost per pair, and its scores mean nothing as
-// relevance, so it is timed (vault-rag bench) and never chosen for ranking.
-// It is never listed as a cross-encoder.
-const RoleCostStandIn = "cost-stand-in"
+// Model roles, as manifest.json names them: what a model is for. Stages
+// name the roles they need (stages.ModelNeed), and /health lists each
+// model's.
+const (
+	// RoleEmbedder embeds queries and passages into one vector space.
+	RoleEmbedder = "embedder"
+	// RoleCrossEncoder scores a (query, passage) pair jointly: a reranker.
+	RoleCrossEncoder = "cross-encoder"
+	// RoleCostStandIn is the role of a model that stands in for a
+	// cross-encoder as a measure of cost only (Spec.StandInFor): it runs the
+	// cross-encoder code path at the cross-encoder's cost per pair, and its
+	// scores mean nothing as relevance, so it is timed (vault-rag bench) and
+	// never chosen for ranking. It is never listed as a cross-encoder.
+	RoleCostStandIn = "cost-stand-in"
+)
 
 // File is one file of a model.
 type File struct {

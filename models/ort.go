@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"runtime"
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -38,71 +36,4 @@ func initRuntime(lib string) error {
 		}
 	})
 	return envErr
-}
-
-// DataDir is where vault-rag keeps what setup fetched: $VAULT_RAG_DATA if set,
-// else ./data if it exists, else the data folder of the source checkout this
-// process runs inside (so tests find it from any package folder), else the
-// data folder beside the binary's (bin/vault-rag → data/), so a client that
-// starts vault-rag from its own folder finds the models and ONNX Runtime.
-func DataDir() string {
-	if d := os.Getenv("VAULT_RAG_DATA"); d != "" {
-		return d
-	}
-	if st, err := os.Stat("data"); err == nil && st.IsDir() {
-		return "data"
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				if _, err := os.Stat(filepath.Join(dir, "models", "manifest.json")); err == nil {
-					return filepath.Join(dir, "data")
-				}
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
-	}
-	if dir := BesideExecutable("data"); dir != "" {
-		return filepath.Join(dir, "data")
-	}
-	return "data"
-}
-
-// BesideExecutable returns the folder above the running binary's own
-// (bin/..) when it holds sub, else "": where a built checkout keeps data/ and
-// configs/.
-func BesideExecutable(sub string) string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return ""
-	}
-	dir := filepath.Dir(filepath.Dir(exe))
-	if st, err := os.Stat(filepath.Join(dir, sub)); err == nil && st.IsDir() {
-		return dir
-	}
-	return ""
-}
-
-// RuntimeLibrary is the ONNX Runtime shared library path: $ONNXRUNTIME_LIB, else
-// DataDir()/lib/ and the platform's file name (RuntimeLibraryName).
-func RuntimeLibrary() string {
-	if p := os.Getenv("ONNXRUNTIME_LIB"); p != "" {
-		return p
-	}
-	return filepath.Join(DataDir(), "lib", RuntimeLibraryName(runtime.GOOS))
-}
-
-// RuntimeLibraryName is the file scripts/setup.sh installs ONNX Runtime as on
-// an operating system: libonnxruntime.dylib on macOS, libonnxruntime.so
-// elsewhere.
-func RuntimeLibraryName(goos string) string {
-	if goos == "darwin" {
-		return "libonnxruntime.dylib"
-	}
-	return "libonnxruntime.so"
 }

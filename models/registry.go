@@ -14,7 +14,7 @@ import (
 // model fetched later is picked up by the next call.
 type Registry struct {
 	dataDir  string
-	lib      string
+	rt       Runtime
 	manifest Manifest
 
 	mu      sync.Mutex
@@ -43,14 +43,14 @@ func (e *entry) acquire(ctx context.Context) error {
 
 func (e *entry) release() { <-e.lock }
 
-// NewRegistry returns a registry over the models under dataDir, run by the ONNX
-// Runtime library lib.
-func NewRegistry(dataDir, lib string) (*Registry, error) {
+// NewRegistry returns a registry over the models under dataDir, run as rt
+// says.
+func NewRegistry(dataDir string, rt Runtime) (*Registry, error) {
 	m, err := LoadManifest()
 	if err != nil {
 		return nil, err
 	}
-	return &Registry{dataDir: dataDir, lib: lib, manifest: m, entries: map[string]*entry{}}, nil
+	return &Registry{dataDir: dataDir, rt: rt, manifest: m, entries: map[string]*entry{}}, nil
 }
 
 // Loads counts the model loads this registry has performed.
@@ -118,10 +118,10 @@ func (r *Registry) Embedder(ctx context.Context, name string) (*Embedder, error)
 		name = DefaultEmbedder
 	}
 	v, err := r.load(ctx, name, func(s Spec, dir string) (any, error) {
-		if s.Role != "embedder" {
+		if s.Role != RoleEmbedder {
 			return nil, fmt.Errorf("model %s is a %s, not an embedder", s.Name, s.Role)
 		}
-		return OpenEmbedder(s, dir, r.lib)
+		return OpenEmbedder(s, dir, r.rt)
 	})
 	if err != nil {
 		return nil, err
@@ -137,10 +137,10 @@ func (r *Registry) CrossEncoder(ctx context.Context, name string) (*CrossEncoder
 		name = DefaultCrossEncoder
 	}
 	v, err := r.load(ctx, name, func(s Spec, dir string) (any, error) {
-		if s.Role != "cross-encoder" && s.Role != RoleCostStandIn {
+		if s.Role != RoleCrossEncoder && s.Role != RoleCostStandIn {
 			return nil, fmt.Errorf("model %s is a %s, not a cross-encoder", s.Name, s.Role)
 		}
-		return OpenCrossEncoder(s, dir, r.lib)
+		return OpenCrossEncoder(s, dir, r.rt)
 	})
 	if err != nil {
 		return nil, err
@@ -168,8 +168,8 @@ func (r *Registry) Close() {
 // OpenEmbedder loads an embedder from a folder holding model.onnx and
 // tokenizer.json, without the manifest's install check (tests use it on models
 // they build).
-func OpenEmbedder(s Spec, dir, lib string) (*Embedder, error) {
-	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), outputOr(s.Output, "last_hidden_state"), maxOr(s.MaxTokens), lib)
+func OpenEmbedder(s Spec, dir string, rt Runtime) (*Embedder, error) {
+	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), outputOr(s.Output, "last_hidden_state"), maxOr(s.MaxTokens), rt)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func OpenEmbedder(s Spec, dir, lib string) (*Embedder, error) {
 
 // OpenCrossEncoder loads a cross-encoder from a folder holding model.onnx and
 // tokenizer.json.
-func OpenCrossEncoder(s Spec, dir, lib string) (*CrossEncoder, error) {
+func OpenCrossEncoder(s Spec, dir string, rt Runtime) (*CrossEncoder, error) {
 	pooling := s.Pooling
 	switch pooling {
 	case "", PoolLogit:
@@ -192,7 +192,7 @@ func OpenCrossEncoder(s Spec, dir, lib string) (*CrossEncoder, error) {
 	default:
 		return nil, fmt.Errorf("load %s: pooling %q is not one of %s, %s", s.Name, s.Pooling, PoolLogit, PoolCLS0)
 	}
-	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), outputOr(s.Output, "logits"), maxOr(s.MaxTokens), lib)
+	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), outputOr(s.Output, "logits"), maxOr(s.MaxTokens), rt)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func (r *Registry) Lazy(name string) (*Lazy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.Role != "embedder" {
+	if spec.Role != RoleEmbedder {
 		return nil, fmt.Errorf("model %s is a %s, not an embedder", spec.Name, spec.Role)
 	}
 	return &Lazy{r: r, spec: spec}, nil

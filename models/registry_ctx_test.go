@@ -10,7 +10,7 @@ import (
 // context has ended, or ends while it waits for another caller's load, gets
 // the context's error instead of a model (or a wait it cannot leave).
 func TestRegistryHonoursContext(t *testing.T) {
-	r, err := NewRegistry(t.TempDir(), "no-onnxruntime-here")
+	r, err := NewRegistry(t.TempDir(), Runtime{Lib: "no-onnxruntime-here"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 func TestRegistryLoadsOnce(t *testing.T) {
 	requireRealModel(t)
-	r, err := NewRegistry(DataDir(), RuntimeLibrary())
+	r, err := NewRegistry(testEnv().DataDir, testEnv().Runtime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,10 +73,10 @@ func TestRegistryCrossEncoderNotInstalled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if Check(DataDir(), spec).Installed {
-		t.Skipf("%s is installed in %s; this test needs it absent", DefaultCrossEncoder, DataDir())
+	if Check(testEnv().DataDir, spec).Installed {
+		t.Skipf("%s is installed in %s; this test needs it absent", DefaultCrossEncoder, testEnv().DataDir)
 	}
-	r, err := NewRegistry(DataDir(), RuntimeLibrary())
+	r, err := NewRegistry(testEnv().DataDir, testEnv().Runtime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestRegistryErrors(t *testing.T) {
 	for _, s := range m.Models {
 		fakeInstall(t, dataDir, s)
 	}
-	r, err := NewRegistry(dataDir, RuntimeLibrary())
+	r, err := NewRegistry(dataDir, testEnv().Runtime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestRegistryErrors(t *testing.T) {
 func TestRegistryFailedLoadNotCached(t *testing.T) {
 	requireRealModel(t)
 	dataDir := t.TempDir()
-	r, err := NewRegistry(dataDir, RuntimeLibrary())
+	r, err := NewRegistry(dataDir, testEnv().Runtime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestRegistryFailedLoadNotCached(t *testing.T) {
 		t.Fatalf("Embedder on an empty data folder = %v, want ErrNotInstalled", err)
 	}
 	// "Fetch" it: link the installed files in.
-	src := ModelDir(DataDir(), DefaultEmbedder)
+	src := ModelDir(testEnv().DataDir, DefaultEmbedder)
 	dst := ModelDir(dataDir, DefaultEmbedder)
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
@@ -203,17 +203,17 @@ func TestRegistryFailedLoadNotCached(t *testing.T) {
 // and no runtime, and never skips.
 func TestOpenMissingFiles(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := OpenEmbedder(Spec{Name: "nothing-here"}, dir, RuntimeLibrary()); !errors.Is(err, ErrNotInstalled) {
+	if _, err := OpenEmbedder(Spec{Name: "nothing-here"}, dir, testEnv().Runtime); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("OpenEmbedder on an empty folder = %v, want ErrNotInstalled", err)
 	}
-	if _, err := OpenCrossEncoder(Spec{Name: "nothing-here"}, dir, RuntimeLibrary()); !errors.Is(err, ErrNotInstalled) {
+	if _, err := OpenCrossEncoder(Spec{Name: "nothing-here"}, dir, testEnv().Runtime); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("OpenCrossEncoder on an empty folder = %v, want ErrNotInstalled", err)
 	}
 }
 
 func TestLazyLoadsOnFirstUse(t *testing.T) {
 	requireRealModel(t)
-	reg, err := NewRegistry(DataDir(), RuntimeLibrary())
+	reg, err := NewRegistry(testEnv().DataDir, testEnv().Runtime)
 	if err != nil {
 		t.Fatal(err)
 	}

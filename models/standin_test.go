@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vault-rag/vault-rag/models/modeltest"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 )
 
 // These tests run the real cross-encoder code path end to end on a real-size
@@ -37,12 +37,12 @@ func realStandIn(t *testing.T) *CrossEncoder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := Check(DataDir(), s); !st.Installed {
-		modeltest.Missing(t, "%s not installed in %s (%s); run `make setup`", standIn, DataDir(), st.Problem)
+	if st := Check(testEnv().DataDir, s); !st.Installed {
+		modeltest.Missing(t, "%s not installed in %s (%s); run `make setup`", standIn, testEnv().DataDir, st.Problem)
 		return nil
 	}
 	standInOnce.Do(func() {
-		standInOnce.reg, standInOnce.err = NewRegistry(DataDir(), RuntimeLibrary())
+		standInOnce.reg, standInOnce.err = NewRegistry(testEnv().DataDir, testEnv().Runtime)
 		if standInOnce.err == nil {
 			standInOnce.ce, standInOnce.err = standInOnce.reg.CrossEncoder(context.Background(), standIn)
 		}

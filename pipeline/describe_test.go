@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
-	"github.com/vault-rag/vault-rag/stages"
 )
 
 // What the pipeline, /health and `vault-rag models` know of a stage comes
@@ -16,10 +16,10 @@ func TestStagesDescribeThemselves(t *testing.T) {
 	if got, want := pipeline.Retrievers(), []string{"hyde", "keyword", "vector"}; !slices.Equal(got, want) {
 		t.Errorf("Retrievers() = %q, want %q", got, want)
 	}
-	if got, want := pipeline.StagesNeeding(stages.RoleCrossEncoder), []string{"rerank"}; !slices.Equal(got, want) {
+	if got, want := pipeline.StagesNeeding(models.RoleCrossEncoder), []string{"rerank"}; !slices.Equal(got, want) {
 		t.Errorf("StagesNeeding(cross-encoder) = %q, want %q", got, want)
 	}
-	if got, want := pipeline.StagesNeeding(stages.RoleEmbedder), []string{"feedback", "hyde", "keyword", "rerank", "vector"}; !slices.Equal(got, want) {
+	if got, want := pipeline.StagesNeeding(models.RoleEmbedder), []string{"feedback", "hyde", "keyword", "rerank", "vector"}; !slices.Equal(got, want) {
 		t.Errorf("StagesNeeding(embedder) = %q, want %q", got, want)
 	}
 	for _, tc := range []struct {

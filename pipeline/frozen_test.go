@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/models"
-	"github.com/vault-rag/vault-rag/models/modeltest"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -122,7 +122,8 @@ func realEnv(t *testing.T) *stages.Env {
 		t.Skip("indexes the demo vault with the real model (~25 s); skipped with -short")
 	}
 	realOnce.Do(func() {
-		reg, err := models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+		settings := models.SettingsFrom(os.Getenv)
+		reg, err := models.NewRegistry(settings.DataDir, settings.Runtime)
 		if realErr = err; err != nil {
 			return
 		}
@@ -204,7 +205,7 @@ func runFrozen(t *testing.T, env *stages.Env) (map[string]map[string]frozenQuery
 
 // tolerance is the configuration's score tolerance with this index.
 func tolerance(cfg *pipeline.Config, env *stages.Env) float64 {
-	return pipeline.Tolerance(cfg, realReg.Manifest(), env.DB.Meta("embedder"))
+	return pipeline.Tolerance(cfg, realReg.Manifest(), env.DB.Embedder())
 }
 
 func currentFingerprint(t *testing.T, db *index.DB) fingerprint {

@@ -15,7 +15,7 @@ import (
 // TestMissing: on a machine with no model installed, each stage names the
 // models it lacks, in stage order; a configuration needing none can run.
 func TestMissing(t *testing.T) {
-	reg, err := models.NewRegistry(t.TempDir(), "")
+	reg, err := models.NewRegistry(t.TempDir(), models.Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}

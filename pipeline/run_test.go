@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -111,7 +112,8 @@ func TestRunModelNotInstalled(t *testing.T) {
 	}
 
 	t.Run("the real registry", func(t *testing.T) {
-		reg, err := models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+		settings := models.SettingsFrom(os.Getenv)
+		reg, err := models.NewRegistry(settings.DataDir, settings.Runtime)
 		if err != nil {
 			t.Fatalf("no model registry: %v", err)
 		}

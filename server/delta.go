@@ -155,7 +155,7 @@ func (s *Server) delta(ctx context.Context, a args) (any, error) {
 		return nil, err
 	}
 	defer release()
-	emb, err := s.opts.Registry.Embedder(ctx, h.db.Meta("embedder"))
+	emb, err := s.opts.Registry.Embedder(ctx, h.db.Embedder())
 	if err != nil {
 		return nil, fmt.Errorf("embedder for the index: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
-	"github.com/vault-rag/vault-rag/stages"
 )
 
 // The values of Health.Status.
@@ -45,7 +44,7 @@ type Health struct {
 // ModelHealth is one model of the manifest in this process.
 type ModelHealth struct {
 	Name       string `json:"name"`
-	Role       string `json:"role"` // "embedder", "cross-encoder" or "cost-stand-in"
+	Role       string `json:"role"` // models.RoleEmbedder, RoleCrossEncoder or RoleCostStandIn
 	StandInFor string `json:"stand_in_for,omitempty"`
 	Installed  bool   `json:"installed"`
 	Loaded     bool   `json:"loaded"`
@@ -64,7 +63,7 @@ type ConfigHealth struct {
 // toolsNeeding names, per model role, the tools that cannot run without the
 // index's model of that role.
 var toolsNeeding = map[string][]string{
-	stages.RoleEmbedder: {"vault_delta", "vault_reindex"},
+	models.RoleEmbedder: {"vault_delta", "vault_reindex"},
 }
 
 // degradedStages lists what this server cannot do of what it serves, one line
@@ -96,9 +95,9 @@ func (s *Server) degradedStages() []string {
 	}
 	reg := s.opts.Registry
 	if spec, err := reg.Manifest().Lookup(s.opts.Embedder); err != nil {
-		out = append(out, strings.Join(toolsNeeding[stages.RoleEmbedder], ", ")+": "+err.Error())
+		out = append(out, strings.Join(toolsNeeding[models.RoleEmbedder], ", ")+": "+err.Error())
 	} else if st := models.Check(reg.DataDir(), spec); !st.Installed {
-		for _, tool := range toolsNeeding[stages.RoleEmbedder] {
+		for _, tool := range toolsNeeding[models.RoleEmbedder] {
 			add(spec.Name, tool, st.Problem)
 		}
 	}

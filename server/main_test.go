@@ -19,9 +19,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/models/bow"
-	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
 // fixture is the test vault, its index and configurations, built once.
@@ -93,7 +93,8 @@ func runTests(m *testing.M) (int, error) {
 		return 1, err
 	}
 	fx.repoRoot = filepath.Dir(wd)
-	reg, err := models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+	settings := models.SettingsFrom(os.Getenv)
+	reg, err := models.NewRegistry(settings.DataDir, settings.Runtime)
 	if err != nil {
 		return 1, err
 	}

@@ -320,7 +320,7 @@ func degradedRegistry(t *testing.T) *models.Registry {
 	if err := os.Symlink(abs, models.ModelDir(data, models.DefaultEmbedder)); err != nil {
 		t.Fatal(err)
 	}
-	reg, err := models.NewRegistry(data, models.RuntimeLibrary())
+	reg, err := models.NewRegistry(data, models.SettingsFrom(os.Getenv).Runtime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +502,7 @@ func TestServedConfigNeedingMissingModel(t *testing.T) {
 // embedder; the configurations that need a model are listed apart, and the
 // cost stand-ins are not among the problems.
 func TestHealthWithoutModels(t *testing.T) {
-	reg, err := models.NewRegistry(t.TempDir(), models.RuntimeLibrary())
+	reg, err := models.NewRegistry(t.TempDir(), models.SettingsFrom(os.Getenv).Runtime)
 	if err != nil {
 		t.Fatal(err)
 	}

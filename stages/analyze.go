@@ -100,12 +100,3 @@ func AnalyzeTerms(text, stopwords string) []string {
 	}
 	return kept
 }
-
-// matchTerms quotes terms into an FTS5 OR expression (see MatchExpr).
-func matchTerms(terms []string) string {
-	q := make([]string, len(terms))
-	for i, t := range terms {
-		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-	}
-	return strings.Join(q, " OR ")
-}

@@ -114,7 +114,7 @@ func TestKeywordTitleWeightAndNoteScore(t *testing.T) {
 	}
 	// Title weight 1 through the chunk-level query equals the default query.
 	base := runKeyword(t, env, &stages.Keyword{}, "lease writer")
-	hits, err := env.DB.KeywordChunks(context.Background(), stages.MatchExpr("lease writer"), 1, 1, 1000, index.Filter{})
+	hits, err := env.DB.Keyword(context.Background(), index.KeywordQuery{Terms: stages.Terms("lease writer"), Limit: 1000, PerChunk: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,14 +131,14 @@ func TestKeywordTitleWeightAndNoteScore(t *testing.T) {
 		baseIDs = append(baseIDs, it.NoteID)
 	}
 	if !reflect.DeepEqual(baseIDs, chunkLevel) {
-		t.Errorf("KeywordChunks at weight 1 orders notes %v, Keyword %v", chunkLevel, baseIDs)
+		t.Errorf("the per-chunk search at weight 1 orders notes %v, the per-note one %v", chunkLevel, baseIDs)
 	}
 	// Note score: d.md matches in three chunks and sums them.
 	note := runKeyword(t, env, &stages.Keyword{Score: stages.ScoreNote}, "lease")
 	if len(note) == 0 || note[0].NoteID != ids["d.md"] {
 		t.Errorf("score note: first = %v, want d.md (%d)", note, ids["d.md"])
 	}
-	if _, err := env.DB.KeywordChunks(context.Background(), `"lease"`, -1, 1, 10, index.Filter{}); err == nil {
+	if _, err := env.DB.Keyword(context.Background(), index.KeywordQuery{Terms: []string{"lease"}, TitleWeight: -1, Limit: 10, PerChunk: true}); err == nil {
 		t.Error("a negative column weight was accepted")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
 )
 
 // Feedback is a second retrieval round after fusion (pseudo-relevance
@@ -267,8 +268,8 @@ func (f *Feedback) Needs() []ModelNeed {
 	if !f.Rocchio {
 		return nil
 	}
-	return []ModelNeed{{Role: RoleEmbedder}}
+	return []ModelNeed{{Role: models.RoleEmbedder}}
 }
 
 // ModelRoles implements ModelUser.
-func (*Feedback) ModelRoles() []string { return []string{RoleEmbedder} }
+func (*Feedback) ModelRoles() []string { return []string{models.RoleEmbedder} }

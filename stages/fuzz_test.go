@@ -139,7 +139,7 @@ func FuzzMatchExpr(f *testing.F) {
 		if expr == "" {
 			return
 		}
-		if _, err := db.Keyword(ctx, expr, 10, index.Filter{}); err != nil {
+		if _, err := db.Keyword(ctx, index.KeywordQuery{Match: expr, Limit: 10}); err != nil {
 			t.Fatalf("FTS5 refuses MatchExpr(%q) = %q: %v", text, expr, err)
 		}
 	})

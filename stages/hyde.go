@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/vault-rag/vault-rag/models"
 )
 
 // Hyde is template HyDE: no language model writes a hypothetical answer;
@@ -25,10 +27,10 @@ func (*Hyde) Name() string { return "hyde" }
 func (*Hyde) Retrieves() {}
 
 // Needs implements ModelUser: the index's embedder.
-func (h *Hyde) Needs() []ModelNeed { return []ModelNeed{{Role: RoleEmbedder, Name: h.Model}} }
+func (h *Hyde) Needs() []ModelNeed { return []ModelNeed{{Role: models.RoleEmbedder, Name: h.Model}} }
 
 // ModelRoles implements ModelUser.
-func (*Hyde) ModelRoles() []string { return []string{RoleEmbedder} }
+func (*Hyde) ModelRoles() []string { return []string{models.RoleEmbedder} }
 
 // Validate implements Stage.
 func (h *Hyde) Validate() error {

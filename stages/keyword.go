@@ -6,13 +6,15 @@ import (
 	"math"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
 )
 
-// Keyword is BM25 over title and body with SQLite FTS5 (porter stemming). User
-// text reaches FTS5 only as quoted terms, never as query syntax.
+// Keyword is BM25 over title and body, run on the index's own keyword postings
+// with FTS5's tokenizer (porter stemming) and FTS5's bm25 to the bit (see
+// index.Keyword). User text becomes quoted terms, never query syntax.
 type Keyword struct {
 	Limit int `yaml:"limit"` // notes to keep (default 40)
-	// Stopwords is the list dropped from the query before it reaches FTS5:
+	// Stopwords is the list dropped from the query before the search:
 	// "none" (default) or "english" (see analyze.go).
 	Stopwords string `yaml:"stopwords"`
 	// TitleWeight is bm25's weight for the title column, the body's being 1
@@ -89,11 +91,11 @@ func (k *Keyword) Needs() []ModelNeed {
 	if k.Vet == 0 {
 		return nil
 	}
-	return []ModelNeed{{Role: RoleEmbedder}}
+	return []ModelNeed{{Role: models.RoleEmbedder}}
 }
 
 // ModelRoles implements ModelUser.
-func (*Keyword) ModelRoles() []string { return []string{RoleEmbedder} }
+func (*Keyword) ModelRoles() []string { return []string{models.RoleEmbedder} }
 
 // Run implements Stage.
 func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
@@ -112,18 +114,18 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 	}
 	info = joinInfo(vetInfo, info)
 	st.produce(k.List, items, info, "")
-	st.markExact() // bm25 from SQLite: the same on every CPU
+	st.markExact() // bm25 as FTS5's C computes it: the same on every CPU
 	return nil
 }
 
 // list runs the keyword search for already analysed terms.
 func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms []string) ([]Item, string, error) {
-	match := matchTerms(terms)
-	if match == "" {
+	if len(terms) == 0 {
 		return nil, "no searchable terms in the query", nil
 	}
+	q := index.KeywordQuery{Terms: terms, TitleWeight: k.TitleWeight, Limit: k.Limit, Filter: f}
 	if k.Score == ScoreChunk {
-		hits, err := env.DB.KeywordWeighted(ctx, match, k.TitleWeight, 1, k.Limit, f)
+		hits, err := env.DB.Keyword(ctx, q)
 		if err != nil {
 			return nil, "", err
 		}
@@ -131,7 +133,8 @@ func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms []st
 	}
 	// score: note. Chunk-level hits, deep enough that a note's chunks below
 	// its best one are seen and enough distinct notes survive.
-	hits, err := env.DB.KeywordChunks(ctx, match, k.TitleWeight, 1, k.Limit*noteScoreDepth, f)
+	q.Limit, q.PerChunk = k.Limit*noteScoreDepth, true
+	hits, err := env.DB.Keyword(ctx, q)
 	if err != nil {
 		return nil, "", err
 	}

@@ -44,13 +44,13 @@ func (*Rerank) Name() string { return "rerank" }
 // scorer an embedder (the index's unless Model names one).
 func (r *Rerank) Needs() []ModelNeed {
 	if r.Scorer == "bi-encoder" {
-		return []ModelNeed{{Role: RoleEmbedder, Name: r.Model}}
+		return []ModelNeed{{Role: models.RoleEmbedder, Name: r.Model}}
 	}
-	return []ModelNeed{{Role: RoleCrossEncoder, Name: cmp.Or(r.Model, models.DefaultCrossEncoder)}}
+	return []ModelNeed{{Role: models.RoleCrossEncoder, Name: cmp.Or(r.Model, models.DefaultCrossEncoder)}}
 }
 
 // ModelRoles implements ModelUser.
-func (*Rerank) ModelRoles() []string { return []string{RoleCrossEncoder, RoleEmbedder} }
+func (*Rerank) ModelRoles() []string { return []string{models.RoleCrossEncoder, models.RoleEmbedder} }
 
 // Validate implements Stage.
 func (r *Rerank) Validate() error {
@@ -138,7 +138,7 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && env.DB.Meta("embedder") == model {
+	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && env.DB.Embedder() == model {
 		// The chunk passage is the text the indexer embedded with this very
 		// model: its stored vector is the passage embedding.
 		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, st, model, cands) }
@@ -293,7 +293,7 @@ func storedCosine(ctx context.Context, env *Env, st *State, model string, items 
 // orIndex is name, or the index's embedder when name is empty.
 func orIndex(name string, env *Env) string {
 	if name == "" {
-		return env.DB.Meta("embedder")
+		return env.DB.Embedder()
 	}
 	return name
 }

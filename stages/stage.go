@@ -49,15 +49,9 @@ type Retriever interface {
 	Retrieves()
 }
 
-// Model roles, as models/manifest.json names them.
-const (
-	RoleEmbedder     = "embedder"
-	RoleCrossEncoder = "cross-encoder"
-)
-
 // ModelNeed is one model a stage loads.
 type ModelNeed struct {
-	Role string // RoleEmbedder or RoleCrossEncoder
+	Role string // models.RoleEmbedder or models.RoleCrossEncoder
 	Name string // the model; "" means the embedder the index was built with
 }
 
@@ -103,7 +97,7 @@ type Env struct {
 // model, so a stage naming another one is refused rather than compared across
 // two vector spaces. An empty name means the index's model.
 func (e *Env) IndexEmbedder(ctx context.Context, name string) (Embedder, error) {
-	indexed := e.DB.Meta("embedder")
+	indexed := e.DB.Embedder()
 	if name == "" {
 		name = indexed
 	}
@@ -163,7 +157,7 @@ type Step struct {
 	// CPU (pipeline.NearTies).
 	Cut *Item
 	// Exact says the scores come out the same on every CPU, given the lists
-	// before it: bm25 (SQLite's double arithmetic over term counts), rank
+	// before it: bm25 (FTS5's double arithmetic over term counts), rank
 	// fusion, a boost added to exact scores. A near-tie among exact scores
 	// is not noise. Model scores (cosines, reranker logits) are not exact:
 	// ONNX Runtime's kernels differ by instruction set.

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/vault-rag/vault-rag/index"
 )
 
 // MaxQueryTerms bounds the terms a query contributes to a keyword search: a
@@ -29,11 +31,12 @@ func Terms(text string) []string {
 }
 
 // MatchExpr turns user text into an FTS5 query that is only ever plain text:
-// each term double-quoted (so NEAR, AND, OR, NOT, *, ^, -, column filters and
-// parentheses are words, not syntax), joined with OR as BM25 expects. An empty
-// result means the text has nothing to search for.
+// its Terms, each double-quoted (so NEAR, AND, OR, NOT, *, ^, -, column
+// filters and parentheses are words, not syntax), joined with OR as BM25
+// expects (index.QuoteTerms). An empty result means the text has nothing to
+// search for.
 func MatchExpr(text string) string {
-	return matchTerms(Terms(text))
+	return index.QuoteTerms(Terms(text))
 }
 
 // Snippet returns at most n characters of text (on rune boundaries, white space

@@ -156,7 +156,7 @@ func TestMatchExprRunsInFTS5(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := stages.MatchExpr(tc.text)
 			if m != "" {
-				hits, err := env.DB.Keyword(ctx, m, 10, index.Filter{})
+				hits, err := env.DB.Keyword(ctx, index.KeywordQuery{Match: m, Limit: 10})
 				if err != nil {
 					t.Fatalf("FTS5 refused the sanitised %s: %v", m, err)
 				}
@@ -165,7 +165,7 @@ func TestMatchExprRunsInFTS5(t *testing.T) {
 				}
 			}
 			if tc.raw {
-				if _, err := env.DB.Keyword(ctx, tc.text, 10, index.Filter{}); err == nil {
+				if _, err := env.DB.Keyword(ctx, index.KeywordQuery{Match: tc.text, Limit: 10}); err == nil {
 					t.Errorf("raw %q was accepted by FTS5: the case does not exercise the sanitiser", tc.text)
 				}
 			}

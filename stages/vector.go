@@ -5,9 +5,12 @@ import (
 	"fmt"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
 )
 
-// Vector is nearest-neighbour search over chunk embeddings with sqlite-vec.
+// Vector is nearest-neighbour search over chunk embeddings: by default a
+// binary first pass (one sign bit per dimension) rescored with the float
+// vectors, or an exact scan with sqlite-vec (see Search).
 //
 // Structured filters apply after the KNN, and filtering a truncated top-K can
 // leave nothing for a scope the vault does cover. So when a filter is set, the
@@ -81,10 +84,10 @@ func (*Vector) Name() string { return "vector" }
 func (*Vector) Retrieves() {}
 
 // Needs implements ModelUser: the index's embedder.
-func (v *Vector) Needs() []ModelNeed { return []ModelNeed{{Role: RoleEmbedder, Name: v.Model}} }
+func (v *Vector) Needs() []ModelNeed { return []ModelNeed{{Role: models.RoleEmbedder, Name: v.Model}} }
 
 // ModelRoles implements ModelUser.
-func (*Vector) ModelRoles() []string { return []string{RoleEmbedder} }
+func (*Vector) ModelRoles() []string { return []string{models.RoleEmbedder} }
 
 // Validate implements Stage.
 func (v *Vector) Validate() error {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/vault-rag/vault-rag/bench"
 	"github.com/vault-rag/vault-rag/internal/measure"
-	"github.com/vault-rag/vault-rag/models"
 )
 
 func cmdBench(ctx context.Context, args []string) error {
@@ -42,7 +41,8 @@ func cmdBench(ctx context.Context, args []string) error {
 		}
 		ns = append(ns, n)
 	}
-	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: models.DataDir(), Lib: models.RuntimeLibrary(),
+	settings := modelSettings()
+	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: settings.DataDir, Runtime: settings.Runtime,
 		Cranfield: *cranfield, Recall: []string(recall), Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare,
 		Only: *only, Embedder: *embedder, RerankQueries: *rerankQueries,
 		Log: func(s string) { fmt.Fprintln(os.Stderr, "bench: "+s) }})

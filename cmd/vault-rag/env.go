@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,8 +48,19 @@ func embedderName() string { return envOr("VAULT_RAG_EMBEDDER", models.DefaultEm
 
 func vaultPath() string { return envOr("VAULT_PATH", "vault") }
 
-func dbPath() string { return envOr("DB_PATH", filepath.Join(models.DataDir(), "vault.db")) }
+func dbPath() string { return envOr("DB_PATH", filepath.Join(modelSettings().DataDir, "vault.db")) }
+
+// modelSettings is where this machine keeps the models and how it runs them,
+// from the environment (models.SettingsFrom names the variables), with
+// fetches going through the proxy Go's standard variables name (HTTPS_PROXY,
+// NO_PROXY, ...).
+func modelSettings() models.Settings {
+	s := models.SettingsFrom(os.Getenv)
+	s.Fetch.Proxy = http.ProxyFromEnvironment
+	return s
+}
 
 func newRegistry() (*models.Registry, error) {
-	return models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+	s := modelSettings()
+	return models.NewRegistry(s.DataDir, s.Runtime)
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
-	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
@@ -70,7 +69,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		return err
 	}
 	defer reg.Close()
-	work := filepath.Join(models.DataDir(), "eval")
+	work := filepath.Join(modelSettings().DataDir, "eval")
 	start := time.Now()
 	base := eval.Options{Registry: reg, WorkDir: work, Now: now, Log: func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }}
 	if sw != nil {

@@ -21,9 +21,9 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
-	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
 // repoRoot is the checkout (tests run in cmd/vault-rag).
@@ -285,7 +285,7 @@ func openFingerprint(t *testing.T, dbPath string) string {
 		t.Fatalf("index.Open(%s): %v", dbPath, err)
 	}
 	defer db.Close()
-	hits, err := db.Keyword(ctx, `"lease" OR "note" OR "the"`, 5, index.Filter{})
+	hits, err := db.Keyword(ctx, index.KeywordQuery{Terms: []string{"lease", "note", "the"}, Limit: 5})
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("keyword search of %s: %d hits, %v", dbPath, len(hits), err)
 	}

@@ -27,7 +27,8 @@ func cmdModels(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	dir := models.DataDir()
+	settings := modelSettings()
+	dir := settings.DataDir
 	for _, s := range m.Models {
 		st := models.Check(dir, s)
 		state := "installed"
@@ -58,7 +59,7 @@ func cmdModels(ctx context.Context, args []string) error {
 			fmt.Printf("  sources: %s\n", strings.Join(srcs, "; then "))
 		}
 	}
-	lib := models.RuntimeLibrary()
+	lib := settings.Runtime.Lib
 	if _, err := os.Stat(lib); err != nil {
 		fmt.Printf("onnxruntime: missing (%s; run `make setup`)\n", lib)
 	} else {
@@ -90,10 +91,11 @@ func cmdModelsFetch(ctx context.Context, args []string) error {
 			required[n] = true
 		}
 	}
+	settings := modelSettings()
 	var failed []string
 	for _, s := range m.Models {
 		var tried []string
-		st, err := models.Fetch(ctx, models.DataDir(), s, func(line string) {
+		st, err := models.Fetch(ctx, settings.DataDir, s, settings.Fetch, func(line string) {
 			tried = append(tried, line)
 			if *verbose {
 				fmt.Println("  " + line)
@@ -144,7 +146,7 @@ func cmdModelsImport(args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := models.Import(models.DataDir(), s, fs.Args()[1:])
+	st, err := models.Import(modelSettings().DataDir, s, fs.Args()[1:])
 	if err != nil {
 		return err
 	}

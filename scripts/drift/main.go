@@ -57,7 +57,8 @@ func run(vault string, max int, name string, queries []string) error {
 			}
 		}
 	}
-	reg, err := models.NewRegistry(models.DataDir(), models.RuntimeLibrary())
+	settings := models.SettingsFrom(os.Getenv)
+	reg, err := models.NewRegistry(settings.DataDir, settings.Runtime)
 	if err != nil {
 		return err
 	}

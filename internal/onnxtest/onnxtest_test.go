@@ -11,15 +11,15 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/models"
-	"github.com/vault-rag/vault-rag/models/modeltest"
 )
 
 // ortSkip is non-empty when the ONNX Runtime library is unavailable.
 var ortSkip string
 
 func TestMain(m *testing.M) {
-	lib := models.RuntimeLibrary() // $ONNXRUNTIME_LIB, else the data folder's, named for this OS
+	lib := models.SettingsFrom(os.Getenv).Runtime.Lib // $ONNXRUNTIME_LIB, else the data folder's, named for this OS
 	if _, err := os.Stat(lib); err != nil {
 		ortSkip = fmt.Sprintf("ONNX Runtime shared library not available (set ONNXRUNTIME_LIB): %v", err)
 		os.Exit(m.Run())

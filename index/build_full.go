@@ -1,0 +1,324 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/vault-rag/vault-rag/vault"
+)
+
+// buildFull streams the vault into a new index file: each note is parsed,
+// chunked and written (without its vectors) as it is read, and a chunk whose
+// vector the cache lacks goes to a pending table (on disk, not in memory).
+// The pending chunks are then embedded in batches sorted by length over the
+// whole vault, each batch committed to the cache as it is done; finally the
+// vectors are copied from the cache into the index in chunk order. A build
+// killed at any moment leaves the old index in place and every finished batch
+// in the cache, so the next build embeds only the rest.
+func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vault.File) (Report, error) {
+	rep := Report{Counts: Counts{Mode: "full"}}
+	if err := os.MkdirAll(filepath.Dir(opts.DBPath), 0o755); err != nil {
+		return rep, fmt.Errorf("create index folder: %w", err)
+	}
+	tmp := opts.DBPath + ".building"
+	cache, closeCache, err := openBuildCache(ctx, emb, opts, tmp)
+	if err != nil {
+		return rep, err
+	}
+	defer closeCache()
+
+	_ = os.Remove(tmp) // left by a build that crashed
+	_ = os.Remove(tmp + "-journal")
+	db, err := openSQLite(tmp, false)
+	if err != nil {
+		return rep, fmt.Errorf("create index: %w", err)
+	}
+	ok := false
+	defer func() {
+		db.Close()
+		if !ok {
+			os.Remove(tmp)
+			os.Remove(tmp + "-journal")
+		}
+	}()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return rep, err
+	}
+	defer tx.Rollback()
+	for _, stmt := range schema(emb.Dim()) {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return rep, fmt.Errorf("create schema: %w", err)
+		}
+	}
+	w, err := newWriter(ctx, tx, true)
+	if err != nil {
+		return rep, err
+	}
+	defer w.close()
+
+	pending, err := writeNotes(ctx, emb, w, cache, files, &rep, opts.Progress)
+	if err != nil {
+		return rep, err
+	}
+	// Embed what the cache lacks, shortest first over the whole vault.
+	rep.Embedded = pending
+	rep.Reused = rep.Chunks - pending
+	if err := embedPending(ctx, emb, cache, pending, rep.Reused, opts.Progress); err != nil {
+		return rep, err
+	}
+	// Vectors, in chunk id order.
+	if err := copyVectors(ctx, tx, w, cache); err != nil {
+		return rep, err
+	}
+	if err := w.kw.flush(ctx, tx); err != nil {
+		return rep, err
+	}
+	if err := finish(ctx, tx, emb, opts.VaultPath); err != nil {
+		return rep, err
+	}
+	if err := tx.Commit(); err != nil {
+		return rep, fmt.Errorf("commit index: %w", err)
+	}
+	if err := db.Close(); err != nil {
+		return rep, fmt.Errorf("close index: %w", err)
+	}
+	if err := swapIn(ctx, tmp, opts.DBPath); err != nil {
+		return rep, err
+	}
+	ok = true
+	if !opts.NoCache {
+		// Keep the cache to what the vault holds now. A failure costs only
+		// disk space, so it does not fail the build.
+		_ = cache.prune(ctx, opts.DBPath)
+	}
+	return rep, nil
+}
+
+// openBuildCache opens the embedding cache a full build reads and fills, its
+// pending table empty. Under NoCache it is a throwaway file beside tmp.
+// done closes it, and deletes a throwaway one.
+func openBuildCache(ctx context.Context, emb Embedder, opts BuildOptions, tmp string) (cache *embedCache, done func(), err error) {
+	path := CachePath(opts.DBPath)
+	if opts.NoCache {
+		path = tmp + ".nocache"
+		removeCache(path)
+	}
+	cache, err = openCache(ctx, path, emb.Name())
+	done = func() {
+		if cache != nil {
+			cache.close()
+		}
+		if opts.NoCache {
+			removeCache(path)
+		}
+	}
+	if err == nil {
+		if _, err = cache.conn.ExecContext(ctx, `DELETE FROM pending`); err != nil {
+			err = fmt.Errorf("embedding cache: %w", err)
+		}
+	}
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return cache, done, nil
+}
+
+// writeNotes reads the files in order, writing each note (without vectors)
+// with the next id as soon as it is parsed and chunked, and queues in the
+// cache's pending table every chunk text the cache has no vector for. It
+// returns how many it queued.
+func writeNotes(ctx context.Context, emb Embedder, w *writer, cache *embedCache, files []vault.File, rep *Report, progress func(Progress)) (pending int, err error) {
+	add, err := cache.conn.PrepareContext(ctx, `INSERT OR IGNORE INTO pending(hash, ntok, text, ids) VALUES(?, ?, ?, ?)`)
+	if err != nil {
+		return 0, fmt.Errorf("embedding cache: %w", err)
+	}
+	defer add.Close()
+	memo := newTokenMemo(emb)
+	var id int64
+	for i := range files {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		p, isNote := prepareNote(files[i], emb, memo, rep)
+		files[i].Raw = nil // read once; let it go
+		if isNote {
+			id++
+			if err := w.insertNote(ctx, id, &p, false); err != nil {
+				return 0, err
+			}
+			rep.Notes++
+			rep.Added++
+			rep.Chunks += len(p.note.Chunks)
+			rep.Truncated += countTruncated(p.note.Chunks)
+			n, err := queueMissing(ctx, cache, add, &p)
+			if err != nil {
+				return 0, err
+			}
+			pending += n
+		}
+		if progress != nil {
+			progress(Progress{Phase: "reading", Done: i + 1, Total: len(files)})
+		}
+	}
+	return pending, nil
+}
+
+// queueMissing adds to the pending table (through add) the chunks of p whose
+// vectors the cache lacks, and returns how many were new there.
+func queueMissing(ctx context.Context, cache *embedCache, add *sql.Stmt, p *parsed) (int, error) {
+	n := 0
+	for j, h := range p.hashes {
+		have, err := cache.contains(ctx, h)
+		if err != nil {
+			return 0, fmt.Errorf("embedding cache: %w", err)
+		}
+		if have {
+			continue
+		}
+		var ids []byte
+		if p.ids != nil {
+			ids = encodeIDs(p.ids[j])
+		}
+		res, err := add.ExecContext(ctx, h, p.ntoks[j], p.texts[j], ids)
+		if err != nil {
+			return 0, fmt.Errorf("embedding cache: %w", err)
+		}
+		if k, _ := res.RowsAffected(); k > 0 {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// swapIn renames the finished file at tmp over the index at dbPath, durably.
+func swapIn(ctx context.Context, tmp, dbPath string) error {
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	// A hot journal beside the old file (an incremental build killed while
+	// committing) must be rolled back into the old file, not replayed onto
+	// the new one after the rename.
+	recoverHotJournal(ctx, dbPath)
+	if err := os.Rename(tmp, dbPath); err != nil {
+		return fmt.Errorf("swap index into place: %w", err)
+	}
+	_ = os.Remove(dbPath + "-journal") // a hot journal belongs to the file just replaced
+	_ = os.Remove(dirtyMarker(dbPath)) // the file it marked is gone
+	syncDir(filepath.Dir(dbPath))
+	return nil
+}
+
+// embedPending embeds the pending table, sorted by length, a batch at a time:
+// only one batch of texts is in memory.
+func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reused int, progress func(Progress)) error {
+	if n == 0 {
+		if progress != nil {
+			progress(Progress{Phase: "embedding", Reused: reused})
+		}
+		return nil
+	}
+	// The pending chunks in length order: their row numbers and token counts.
+	seqs, ntoks := make([]int64, 0, n), make([]int, 0, n)
+	rows, err := cache.conn.QueryContext(ctx, `SELECT seq, ntok FROM pending ORDER BY ntok, seq`)
+	if err != nil {
+		return fmt.Errorf("embedding cache: %w", err)
+	}
+	for rows.Next() {
+		var seq int64
+		var ntok int
+		if err := rows.Scan(&seq, &ntok); err != nil {
+			rows.Close()
+			return err
+		}
+		seqs, ntoks = append(seqs, seq), append(ntoks, ntok)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	get, err := cache.conn.PrepareContext(ctx, `SELECT seq, hash, text, ids FROM pending WHERE seq IN (SELECT value FROM json_each(?))`)
+	if err != nil {
+		return fmt.Errorf("embedding cache: %w", err)
+	}
+	defer get.Close()
+	// A batch's texts, read back from the pending table in length order.
+	batch := func(lo, hi int) ([]embedItem, error) {
+		pos := map[int64]int{}
+		for k, seq := range seqs[lo:hi] {
+			pos[seq] = k
+		}
+		raw, _ := json.Marshal(seqs[lo:hi])
+		items := make([]embedItem, hi-lo)
+		rows, err := get.QueryContext(ctx, string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("embedding cache: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var seq int64
+			var it embedItem
+			var ids []byte
+			if err := rows.Scan(&seq, &it.hash, &it.text, &ids); err != nil {
+				return nil, err
+			}
+			if ids != nil {
+				it.ids = decodeIDs(ids)
+			}
+			it.ntok = ntoks[lo+pos[seq]]
+			items[pos[seq]] = it
+		}
+		return items, rows.Err()
+	}
+	return embedSorted(ctx, emb, cache, ntoks, reused, progress, batch, nil)
+}
+
+// copyVectors writes every chunk's vector from the cache into the index, in
+// chunk id order (the order a KNN's ties are stored in).
+func copyVectors(ctx context.Context, tx *sql.Tx, w *writer, cache *embedCache) error {
+	last := int64(-1)
+	type row struct {
+		id   int64
+		hash string
+	}
+	for {
+		rows, err := tx.QueryContext(ctx, `SELECT id, embed_hash FROM chunks WHERE id > ? ORDER BY id LIMIT 2048`, last)
+		if err != nil {
+			return err
+		}
+		var page []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.id, &r.hash); err != nil {
+				rows.Close()
+				return err
+			}
+			page = append(page, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			return nil
+		}
+		for _, r := range page {
+			blob, err := cache.blob(ctx, r.hash)
+			if err != nil {
+				return fmt.Errorf("embedding cache: %w", err)
+			}
+			if blob == nil {
+				return fmt.Errorf("embedding cache: no vector for chunk %d", r.id)
+			}
+			if err := w.addVector(ctx, r.id, blob); err != nil {
+				return fmt.Errorf("index chunk vector %d: %w", r.id, err)
+			}
+			last = r.id
+		}
+	}
+}

@@ -1,0 +1,17 @@
+// Package index is everything that touches SQLite: the schema of the one index
+// file, the writer that builds it from a vault, and the read side that
+// searches it.
+//
+// The writer is Build: a full build (build_full.go) streams the vault into a
+// new file and renames it over the old one; an incremental build
+// (build_incremental.go) changes the existing file in one transaction,
+// re-embedding only chunks whose text changed. Both parse and chunk notes the
+// same way (prepare.go), embed in length-sorted batches (embed.go) kept in an
+// embedding cache beside the index (cache.go), and write through the same
+// statements (writer.go).
+//
+// The read side is DB (store.go): notes, chunks, links and filters; the
+// keyword search (keyword.go), run on the index's own postings (postings.go,
+// bm25.go) or by FTS5; and the vector search, exact with sqlite-vec or by
+// binary codes rescored with the float vectors (quant.go).
+package index

@@ -1,0 +1,177 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+)
+
+// writer holds the prepared statements of one transaction.
+type writer struct {
+	note, chunk, fts, vec, link                  *sql.Stmt
+	delNote, delChunks, delFTS, delVec, delLinks *sql.Stmt
+	oldFTS                                       *sql.Stmt // a note's chunk texts, before they are deleted
+	kw                                           *kwWriter
+	flat, delFlat, delCodes                      *sql.Stmt // quant.go's tables
+}
+
+// newWriter prepares a build's statements; full says the index is new (chunks
+// come in id order and nothing is deleted).
+func newWriter(ctx context.Context, tx *sql.Tx, full bool) (*writer, error) {
+	w := &writer{kw: newKWWriter(full)}
+	for _, s := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&w.note, `INSERT INTO notes(id, path, key, base, title, type, date, date_source, project, status, source, topics, mtime, size, hash, warnings)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.chunk, `INSERT INTO chunks(id, note_id, ord, part, heading, body, truncated, embed_hash) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.fts, `INSERT INTO chunks_fts(rowid, title, body) VALUES(?, ?, ?)`},
+		{&w.vec, `INSERT INTO chunks_vec(rowid, embedding) VALUES(?, ?)`},
+		{&w.flat, `INSERT INTO chunk_vectors(id, embedding) VALUES(?, ?)`},
+		{&w.delFlat, `DELETE FROM chunk_vectors WHERE id IN (SELECT id FROM chunks WHERE note_id = ?)`},
+		{&w.delCodes, `DELETE FROM chunk_codes WHERE id IN (SELECT id FROM chunks WHERE note_id = ?)`},
+		{&w.link, `INSERT INTO links(note_id, ord, target, heading, alias) VALUES(?, ?, ?, ?, ?)`},
+		{&w.oldFTS, `SELECT rowid, title, body FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE note_id = ?)`},
+		{&w.delFTS, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE note_id = ?)`},
+		{&w.delVec, `DELETE FROM chunks_vec WHERE rowid IN (SELECT id FROM chunks WHERE note_id = ?)`},
+		{&w.delChunks, `DELETE FROM chunks WHERE note_id = ?`},
+		{&w.delLinks, `DELETE FROM links WHERE note_id = ?`},
+		{&w.delNote, `DELETE FROM notes WHERE id = ?`},
+	} {
+		st, err := tx.PrepareContext(ctx, s.sql)
+		if err != nil {
+			w.close()
+			return nil, fmt.Errorf("prepare %q: %w", strings.Fields(s.sql)[0]+" "+strings.Fields(s.sql)[2], err)
+		}
+		*s.dst = st
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, s := range []*sql.Stmt{w.note, w.chunk, w.fts, w.vec, w.link, w.delNote, w.delChunks, w.oldFTS, w.delFTS, w.delVec, w.delLinks, w.flat, w.delFlat, w.delCodes} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// chunkIDsPerNote spaces chunk ids so a note's chunks keep contiguous ids that
+// follow note order, and an incremental build can rewrite a note's chunks in
+// place: chunk id = note id * chunkIDsPerNote + ord.
+const chunkIDsPerNote = 1 << 16
+
+// insertNote writes a note, its chunks, their text index and its links, and,
+// with vecs, its chunks' vectors (a full build copies those afterwards).
+func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool) error {
+	n := &p.note
+	key := strings.ToLower(strings.TrimSuffix(n.Path, path.Ext(n.Path)))
+	topics, _ := json.Marshal(nonNil(n.Frontmatter.Topics))
+	reasons := []string{} // the column holds each warning's one-line reason
+	for _, w := range n.Warnings {
+		reasons = append(reasons, w.Reason)
+	}
+	warns, _ := json.Marshal(reasons)
+	date := n.Date.Format("2006-01-02")
+	if _, err := w.note.ExecContext(ctx, id, n.Path, key, path.Base(key), n.Title,
+		strings.ToLower(n.Frontmatter.Type), date, n.DateSource, strings.ToLower(n.Frontmatter.Project), strings.ToLower(n.Frontmatter.Status), n.Frontmatter.Source,
+		string(topics), n.ModTime.Unix(), n.Size, n.Hash, string(warns)); err != nil {
+		return fmt.Errorf("insert note %s: %w", n.Path, err)
+	}
+	if len(n.Chunks) >= chunkIDsPerNote {
+		return fmt.Errorf("insert note %s: %d chunks, more than %d", n.Path, len(n.Chunks), chunkIDsPerNote-1)
+	}
+	for j, c := range n.Chunks {
+		cid := id*chunkIDsPerNote + int64(c.Ord)
+		if _, err := w.chunk.ExecContext(ctx, cid, id, c.Ord, c.Part, c.Heading, c.Body, c.Truncated, p.hashes[j]); err != nil {
+			return fmt.Errorf("insert chunk of %s: %w", n.Path, err)
+		}
+		ftsBody := c.Body
+		if c.Heading != "" {
+			ftsBody = c.Heading + "\n" + c.Body
+		}
+		if _, err := w.fts.ExecContext(ctx, cid, n.Title, ftsBody); err != nil {
+			return fmt.Errorf("index chunk text of %s: %w", n.Path, err)
+		}
+		if err := w.kw.add(ctx, cid, n.Title, ftsBody); err != nil {
+			return err
+		}
+		if !vecs {
+			continue
+		}
+		blob, err := sqlite_vec.SerializeFloat32(p.vecs[j])
+		if err != nil {
+			return err
+		}
+		if err := w.addVector(ctx, cid, blob); err != nil {
+			return fmt.Errorf("index chunk vector of %s: %w", n.Path, err)
+		}
+	}
+	for i, l := range n.Links {
+		if _, err := w.link.ExecContext(ctx, id, i, l.Target, l.Heading, l.Alias); err != nil {
+			return fmt.Errorf("insert link of %s: %w", n.Path, err)
+		}
+	}
+	return nil
+}
+
+// addVector stores a chunk's vector for both searches: in chunks_vec for the
+// exact KNN, and as the plain row the binary first pass rescores from
+// (quant.go).
+func (w *writer) addVector(ctx context.Context, id int64, blob []byte) error {
+	if _, err := w.vec.ExecContext(ctx, id, blob); err != nil {
+		return err
+	}
+	_, err := w.flat.ExecContext(ctx, id, blob)
+	return err
+}
+
+func (w *writer) deleteNote(ctx context.Context, id int64) error {
+	if err := w.forgetTerms(ctx, id); err != nil {
+		return fmt.Errorf("delete note %d: %w", id, err)
+	}
+	for _, st := range []*sql.Stmt{w.delFTS, w.delVec, w.delFlat, w.delCodes, w.delChunks, w.delLinks, w.delNote} {
+		if _, err := st.ExecContext(ctx, id); err != nil {
+			return fmt.Errorf("delete note %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// forgetTerms hands the keyword postings the texts chunks_fts holds for a
+// note about to be deleted.
+func (w *writer) forgetTerms(ctx context.Context, id int64) error {
+	rows, err := w.oldFTS.QueryContext(ctx, id)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	var texts [][2]string
+	for rows.Next() {
+		var cid int64
+		var t [2]string
+		if err := rows.Scan(&cid, &t[0], &t[1]); err != nil {
+			rows.Close()
+			return err
+		}
+		ids, texts = append(ids, cid), append(texts, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return w.kw.remove(ctx, ids, texts)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
