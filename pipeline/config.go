@@ -3,7 +3,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -27,29 +25,6 @@ type Config struct {
 	Stages      []stages.Stage
 }
 
-// newStage maps a configuration key to a fresh stage struct: registering a
-// stage is one line here (see the stages package doc). Nothing else names it.
-var newStage = map[string]func() stages.Stage{
-	"keyword":  func() stages.Stage { return &stages.Keyword{} },
-	"vector":   func() stages.Stage { return &stages.Vector{} },
-	"hyde":     func() stages.Stage { return &stages.Hyde{} },
-	"rrf":      func() stages.Stage { return &stages.RRF{} },
-	"rerank":   func() stages.Stage { return &stages.Rerank{} },
-	"recency":  func() stages.Stage { return &stages.Recency{} },
-	"convex":   func() stages.Stage { return &stages.Convex{} },
-	"feedback": func() stages.Stage { return &stages.Feedback{} },
-}
-
-// StageNames lists the stages a configuration may use.
-func StageNames() []string {
-	var out []string
-	for k := range newStage {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // LoadFile reads and decodes one configuration file.
 func LoadFile(path string) (*Config, error) {
 	raw, err := os.ReadFile(path)
@@ -60,105 +35,107 @@ func LoadFile(path string) (*Config, error) {
 }
 
 // Parse decodes a configuration strictly: an unknown top-level key, stage or
-// stage setting, a wrong type, or an invalid value is an error naming the file,
-// the line and the key.
+// stage setting, a wrong type, an invalid value, a stage out of order or a
+// fusion weight for a list no earlier stage produces is a *ConfigError naming
+// the file, the line and the key.
 func Parse(file string, raw []byte) (*Config, error) {
-	fail := func(line int, format string, args ...any) error {
-		return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...))
+	src := Source(file)
+	doc, err := src.Mapping(raw, "a configuration is a mapping with name, description and stages")
+	if err != nil {
+		return nil, err
 	}
-	var root yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&root); err != nil {
-		return nil, fmt.Errorf("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, fail(1, "a configuration is a mapping with name, description and stages")
-	}
-	doc := root.Content[0]
 	cfg := &Config{File: file}
 	var stageList *yaml.Node
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(doc.Content); i += 2 {
-		k, v := doc.Content[i], doc.Content[i+1]
-		if seen[k.Value] {
-			return nil, fail(k.Line, "duplicate key %q", k.Value)
-		}
-		seen[k.Value] = true
+	err = src.Fields(doc, []string{"name", "description", "stages"}, func(k, v *yaml.Node) error {
 		switch k.Value {
-		case "name":
+		case "name", "description":
 			if v.Kind != yaml.ScalarNode {
-				return nil, fail(v.Line, "name must be a string")
+				return src.Errorf(v.Line, k.Value, "%s must be a string", k.Value)
 			}
-			cfg.Name = v.Value
-		case "description":
-			if v.Kind != yaml.ScalarNode {
-				return nil, fail(v.Line, "description must be a string")
+			if k.Value == "name" {
+				cfg.Name = v.Value
+			} else {
+				cfg.Description = v.Value
 			}
-			cfg.Description = v.Value
 		case "stages":
 			stageList = v
-		default:
-			return nil, fail(k.Line, "unknown key %q (want name, description, stages)", k.Value)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Name == "" {
-		cfg.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		cfg.Name = NameOf(file)
 	}
 	if stageList == nil || stageList.Kind != yaml.SequenceNode || len(stageList.Content) == 0 {
 		line := doc.Line
 		if stageList != nil {
 			line = stageList.Line
 		}
-		return nil, fail(line, "stages must be a non-empty list")
+		return nil, src.Errorf(line, "stages", "stages must be a non-empty list")
 	}
+	var settings []*yaml.Node
 	for _, item := range stageList.Content {
 		if item.Kind != yaml.MappingNode || len(item.Content) != 2 {
-			return nil, fail(item.Line, "each stage is a mapping of one stage name to its settings, e.g. `- keyword: {limit: 40}`")
+			return nil, src.Errorf(item.Line, "", "each stage is a mapping of one stage name to its settings, e.g. `- keyword: {limit: 40}`")
 		}
-		k, v := item.Content[0], item.Content[1]
-		mk, ok := newStage[k.Value]
-		if !ok {
-			return nil, fail(k.Line, "unknown stage %q (want one of %s)", k.Value, strings.Join(StageNames(), ", "))
-		}
-		st := mk()
-		if err := decodeStrict(v, st); err != nil {
-			return nil, fail(err.line, "stage %s: %s", k.Value, err.msg)
-		}
-		if err := st.Validate(); err != nil {
-			return nil, fail(settingLine(v, err), "stage %s: %v", k.Value, err)
+		st, err := parseStage(src, item.Content[0], item.Content[1])
+		if err != nil {
+			return nil, err
 		}
 		cfg.Stages = append(cfg.Stages, st)
+		settings = append(settings, item.Content[1])
 	}
 	if err := checkOrder(cfg.Stages); err != nil {
-		return nil, fail(stageList.Line, "%v", err)
+		return nil, src.Errorf(stageList.Line, "stages", "%w", err)
+	}
+	if err := checkLists(src, cfg.Stages, settings); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }
 
-type lineError struct {
-	line int
-	msg  string
+// NameOf is the name of a configuration (or sweep) file that names none:
+// its file name without the extension.
+func NameOf(file string) string {
+	return strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+}
+
+// parseStage decodes one stage, key: settings, strictly and validates it.
+func parseStage(src Source, key, settings *yaml.Node) (stages.Stage, error) {
+	st, ok := stages.New(key.Value)
+	if !ok {
+		return nil, src.Errorf(key.Line, key.Value, "unknown stage %q (want one of %s)", key.Value, strings.Join(stages.Names(), ", "))
+	}
+	if err := decodeStrict(src, settings, st); err != nil {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			ce.Err = fmt.Errorf("stage %s: %w", key.Value, ce.Err)
+		}
+		return nil, err
+	}
+	if err := st.Validate(); err != nil {
+		var se *stages.SettingError
+		setting := ""
+		if errors.As(err, &se) {
+			setting = se.Key
+		}
+		return nil, src.Errorf(keyLine(settings, setting), setting, "stage %s: %w", key.Value, err)
+	}
+	return st, nil
 }
 
 // decodeStrict decodes a stage's settings, refusing keys the struct lacks.
-func decodeStrict(v *yaml.Node, dst stages.Stage) *lineError {
+func decodeStrict(src Source, v *yaml.Node, dst stages.Stage) error {
 	if v.Kind == yaml.ScalarNode && (v.Tag == "!!null" || v.Value == "") {
 		return nil // `- keyword:` with no settings
 	}
 	if v.Kind != yaml.MappingNode {
-		return &lineError{v.Line, "settings must be a mapping"}
+		return src.Errorf(v.Line, dst.Name(), "settings must be a mapping")
 	}
-	known := yamlKeys(dst)
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k := v.Content[i]
-		if !known[k.Value] {
-			return &lineError{k.Line, fmt.Sprintf("unknown key %q (want %s)", k.Value, strings.Join(sortedKeys(known), ", "))}
-		}
-		if seen[k.Value] {
-			return &lineError{k.Line, fmt.Sprintf("duplicate key %q", k.Value)}
-		}
-		seen[k.Value] = true
+	if err := src.Fields(v, settingKeys(dst), nil); err != nil {
+		return err
 	}
 	// One key at a time, so a wrong type names its key: yaml.v3's own message
 	// ("cannot unmarshal !!str `forty` into int") does not.
@@ -173,44 +150,22 @@ func decodeStrict(v *yaml.Node, dst stages.Stage) *lineError {
 				line = n
 				msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 			}
-			return &lineError{line, fmt.Sprintf("%s: %s", k.Value, msg)}
+			return src.Errorf(line, k.Value, "%s: %s", k.Value, msg)
 		}
 	}
 	return nil
 }
 
-// settingLine is the line of the setting a Validate error is about: stages
-// start their messages with the key ("passage \"page\" is not ..."), and in a
-// block mapping the key can sit lines below the mapping's first line.
-func settingLine(v *yaml.Node, err error) int {
-	first, _, _ := strings.Cut(err.Error(), " ")
-	if v.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(v.Content); i += 2 {
-			if v.Content[i].Value == first {
-				return v.Content[i].Line
-			}
-		}
-	}
-	return v.Line
-}
-
-func yamlKeys(v any) map[string]bool {
-	t := reflect.TypeOf(v).Elem()
-	out := map[string]bool{}
+// settingKeys lists a stage struct's yaml keys, sorted.
+func settingKeys(st stages.Stage) []string {
+	t := reflect.TypeOf(st).Elem()
+	var out []string
 	for i := 0; i < t.NumField(); i++ {
 		if tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]; tag != "" && tag != "-" {
-			out[tag] = true
+			out = append(out, tag)
 		}
 	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -226,23 +181,36 @@ func checkOrder(ss []stages.Stage) error {
 	return nil
 }
 
+// checkLists refuses a list named in a stage's settings (a fusion weight)
+// that no stage before it produces: the weight would weigh nothing.
+// settings are the stages' settings nodes, for the line.
+func checkLists(src Source, ss []stages.Stage, settings []*yaml.Node) error {
+	var produced []string
+	for i, s := range ss {
+		if lr, ok := s.(stages.ListReader); ok {
+			for _, ref := range lr.ListsNamed() {
+				if !slices.Contains(produced, ref.List) {
+					return src.Errorf(keyLine(settings[i], ref.Setting, ref.List), ref.List,
+						"stage %s: %s: no stage before it produces a list %q (the lists before it: %s)", s.Name(), ref.Setting, ref.List, strings.Join(produced, ", "))
+				}
+			}
+		}
+		if p, ok := s.(stages.Producer); ok {
+			for _, name := range p.Produces() {
+				if !slices.Contains(produced, name) {
+					produced = append(produced, name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // Retrievers lists the registered stages that produce a list of their own.
 func Retrievers() []string {
 	var out []string
-	for _, name := range StageNames() {
-		if _, ok := newStage[name]().(stages.Retriever); ok {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// StagesNeeding lists the registered stages that can need a model of the
-// given role (stages.RoleEmbedder, stages.RoleCrossEncoder), by name.
-func StagesNeeding(role string) []string {
-	var out []string
-	for _, name := range StageNames() {
-		if mu, ok := newStage[name]().(stages.ModelUser); ok && slices.Contains(mu.ModelRoles(), role) {
+	for _, name := range stages.Names() {
+		if st, _ := stages.New(name); isRetriever(st) {
 			out = append(out, name)
 		}
 	}
@@ -255,7 +223,7 @@ func LoadDir(dir string) ([]*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(paths)
+	slices.Sort(paths)
 	var out []*Config
 	for _, p := range paths {
 		c, err := LoadFile(p)

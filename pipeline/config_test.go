@@ -1,6 +1,8 @@
 package pipeline_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,151 +22,177 @@ func TestParseErrors(t *testing.T) {
 		src  string
 		line string // the exact "file:line:" prefix
 		key  string // must appear in the message
+		at   string // the ConfigError's Key: the key at that line ("" for none)
 	}{
 		{
 			name: "unknown top-level key",
 			src:  "name: x\ndescription: d\nstagez:\n  - keyword: {}\n",
-			line: "bad.yaml:3:", key: `"stagez"`,
+			line: "bad.yaml:3:", key: `"stagez"`, at: "stagez",
 		},
 		{
 			name: "unknown stage",
 			src:  "name: x\nstages:\n  - keyword: {}\n  - keywrd: {limit: 4}\n",
-			line: "bad.yaml:4:", key: `"keywrd"`,
+			line: "bad.yaml:4:", key: `"keywrd"`, at: "keywrd",
 		},
 		{
 			name: "unknown vector search",
 			src:  "stages:\n  - vector:\n      limit: 4\n      search: fast\n",
-			line: "bad.yaml:4:", key: `search "fast"`,
+			line: "bad.yaml:4:", key: `search "fast"`, at: "search",
 		},
 		{
 			name: "oversample with the exact search",
 			src:  "stages:\n  - hyde:\n      search: exact\n      oversample: 4\n",
-			line: "bad.yaml:4:", key: "oversample",
+			line: "bad.yaml:4:", key: "oversample", at: "oversample",
 		},
 		{
 			name: "unknown stage key",
 			src:  "stages:\n  - keyword:\n      limit: 4\n      limt: 5\n",
-			line: "bad.yaml:4:", key: `"limt"`,
+			line: "bad.yaml:4:", key: `"limt"`, at: "limt",
 		},
 		{
 			name: "unknown stage key, flow style",
 			src:  "stages:\n  - keyword: {}\n  - rrf: {k: 60, limit: 30, K: 1}\n",
-			line: "bad.yaml:3:", key: `"K"`,
+			line: "bad.yaml:3:", key: `"K"`, at: "K",
 		},
 		{
 			name: "wrong type: a word for a number",
 			src:  "stages:\n  - keyword:\n      limit: forty\n",
-			line: "bad.yaml:3:", key: "limit",
+			line: "bad.yaml:3:", key: "limit", at: "limit",
 		},
 		{
 			name: "wrong type: a list for a number",
 			src:  "stages:\n  - keyword: {}\n  - rrf:\n      limit: 30\n      k: [60]\n",
-			line: "bad.yaml:5:", key: "k:",
+			line: "bad.yaml:5:", key: "k:", at: "k",
 		},
 		{
 			name: "wrong type: a bad ladder rung",
 			src:  "stages:\n  - vector:\n      limit: 5\n      ladder:\n        - 10\n        - x\n",
-			line: "bad.yaml:6:", key: "ladder",
+			line: "bad.yaml:6:", key: "ladder", at: "ladder",
 		},
 		{
 			name: "wrong type: settings not a mapping",
 			src:  "stages:\n  - keyword: 40\n",
-			line: "bad.yaml:2:", key: "keyword",
+			line: "bad.yaml:2:", key: "keyword", at: "keyword",
 		},
 		{
 			name: "wrong type: name not a string",
 			src:  "name: [a, b]\nstages:\n  - keyword: {}\n",
-			line: "bad.yaml:1:", key: "name",
+			line: "bad.yaml:1:", key: "name", at: "name",
 		},
 		{
 			name: "wrong type: stages not a list",
 			src:  "name: x\nstages: {keyword: {}}\n",
-			line: "bad.yaml:2:", key: "stages",
+			line: "bad.yaml:2:", key: "stages", at: "stages",
 		},
 		{
 			name: "invalid value: passage page",
 			src:  "stages:\n  - keyword: {}\n  - rerank:\n      candidates: 10\n      passage: page\n",
-			line: "bad.yaml:5:", key: "passage",
+			line: "bad.yaml:5:", key: "passage", at: "passage",
 		},
 		{
 			name: "invalid value: scorer llm",
 			src:  "stages:\n  - keyword: {}\n  - rerank: {scorer: llm}\n",
-			line: "bad.yaml:3:", key: "scorer",
+			line: "bad.yaml:3:", key: "scorer", at: "scorer",
 		},
 		{
 			name: "invalid value: negative k",
 			src:  "stages:\n  - keyword: {}\n  - rrf: {k: -1}\n",
-			line: "bad.yaml:3:", key: "k -1",
+			line: "bad.yaml:3:", key: "k -1", at: "k",
 		},
 		{
 			name: "invalid value: negative limit",
 			src:  "stages:\n  - keyword: {limit: -3}\n",
-			line: "bad.yaml:2:", key: "limit",
+			line: "bad.yaml:2:", key: "limit", at: "limit",
 		},
 		{
 			name: "invalid value: too many candidates",
 			src:  "stages:\n  - keyword: {}\n  - rerank:\n      passage: note\n      candidates: 500\n",
-			line: "bad.yaml:5:", key: "candidates",
+			line: "bad.yaml:5:", key: "candidates", at: "candidates",
 		},
 		{
 			name: "invalid value: negative recency weight",
 			src:  "stages:\n  - keyword: {}\n  - recency:\n      half_life_days: 30\n      weight: -1\n",
-			line: "bad.yaml:5:", key: "weight",
+			line: "bad.yaml:5:", key: "weight", at: "weight",
 		},
 		{
 			name: "invalid value: a falling ladder",
 			src:  "stages:\n  - vector:\n      limit: 5\n      ladder: [20, 10]\n",
-			line: "bad.yaml:4:", key: "ladder",
+			line: "bad.yaml:4:", key: "ladder", at: "ladder",
 		},
 		{
 			name: "duplicate top-level key",
 			src:  "name: a\nname: b\nstages:\n  - keyword: {}\n",
-			line: "bad.yaml:2:", key: `"name"`,
+			line: "bad.yaml:2:", key: `"name"`, at: "name",
 		},
 		{
 			name: "duplicate stage key",
 			src:  "stages:\n  - keyword:\n      limit: 4\n      limit: 5\n",
-			line: "bad.yaml:4:", key: `"limit"`,
+			line: "bad.yaml:4:", key: `"limit"`, at: "limit",
 		},
 		{
 			name: "empty stages",
 			src:  "name: x\nstages: []\n",
-			line: "bad.yaml:2:", key: "stages",
+			line: "bad.yaml:2:", key: "stages", at: "stages",
 		},
 		{
 			name: "null stages",
 			src:  "name: x\nstages:\n",
-			line: "bad.yaml:2:", key: "stages",
+			line: "bad.yaml:2:", key: "stages", at: "stages",
 		},
 		{
 			name: "no stages",
 			src:  "name: x\ndescription: nothing to run\n",
-			line: "bad.yaml:1:", key: "stages",
+			line: "bad.yaml:1:", key: "stages", at: "stages",
 		},
 		{
 			name: "rrf before any retrieval stage",
 			src:  "name: x\nstages:\n  - rrf: {}\n  - keyword: {}\n",
-			line: "bad.yaml:3:", key: "rrf",
+			line: "bad.yaml:3:", key: "rrf", at: "stages",
 		},
 		{
 			name: "recency before any retrieval stage",
 			src:  "stages:\n  - recency: {weight: 0.1}\n  - vector: {}\n",
-			line: "bad.yaml:2:", key: "recency",
+			line: "bad.yaml:2:", key: "recency", at: "stages",
 		},
 		{
 			name: "rerank before any retrieval stage",
 			src:  "stages:\n  - rerank: {scorer: bi-encoder}\n  - keyword: {}\n",
-			line: "bad.yaml:2:", key: "rerank",
+			line: "bad.yaml:2:", key: "rerank", at: "stages",
 		},
 		{
 			name: "two stages in one item",
 			src:  "stages:\n  - keyword: {}\n    vector: {}\n",
-			line: "bad.yaml:2:", key: "one stage name",
+			line: "bad.yaml:2:", key: "one stage name", at: "",
 		},
 		{
 			name: "not a mapping",
 			src:  "- keyword: {}\n",
-			line: "bad.yaml:1:", key: "stages",
+			line: "bad.yaml:1:", key: "stages", at: "",
+		},
+		{
+			name: "invalid value: a negative weight, at its key",
+			src:  "stages:\n  - keyword: {}\n  - rrf:\n      k: 60\n      weights: {keyword: -1}\n",
+			line: "bad.yaml:5:", key: "weight -1 for keyword", at: "weights",
+		},
+		{
+			name: "a weight for a list no stage produces",
+			src:  "stages:\n  - keyword: {}\n  - vector: {}\n  - rrf:\n      weights:\n        keyword: 1\n        vectr: 2\n",
+			line: "bad.yaml:7:", key: `stage rrf: weights: no stage before it produces a list "vectr" (the lists before it: keyword, vector)`, at: "vectr",
+		},
+		{
+			name: "a weight for a list produced only later",
+			src:  "stages:\n  - keyword: {}\n  - rrf: {weights: {hyde: 2}}\n  - hyde: {}\n  - rrf: {}\n",
+			line: "bad.yaml:3:", key: `list "hyde"`, at: "hyde",
+		},
+		{
+			name: "a code weight for a list no stage produces",
+			src:  "stages:\n  - keyword: {}\n  - convex: {weights: {keyword: 1}, code_weights: {vector: 1}}\n",
+			line: "bad.yaml:3:", key: `code_weights: no stage before it produces a list "vector"`, at: "vector",
+		},
+		{
+			name: "a weight for a renamed list's stage name",
+			src:  "stages:\n  - keyword: {list: kw}\n  - rrf: {weights: {keyword: 2}}\n",
+			line: "bad.yaml:3:", key: `list "keyword" (the lists before it: kw)`, at: "keyword",
 		},
 	}
 	for _, tc := range tests {
@@ -180,7 +208,40 @@ func TestParseErrors(t *testing.T) {
 			if !strings.Contains(msg, tc.key) {
 				t.Errorf("error %q does not name %s", msg, tc.key)
 			}
+			var ce *pipeline.ConfigError
+			if !errors.As(err, &ce) || ce.File != "bad.yaml" || ce.Key != tc.at || fmt.Sprintf("%s:%d:", ce.File, ce.Line) != tc.line {
+				t.Errorf("error %#v, want a *pipeline.ConfigError at %s about key %q", err, tc.line, tc.at)
+			}
 		})
+	}
+}
+
+// TestParseWeightsNameProducedLists: a weight may name any list a stage
+// before it produces, by the name it produces it under.
+func TestParseWeightsNameProducedLists(t *testing.T) {
+	for _, src := range []string{
+		"stages:\n  - keyword: {list: kw}\n  - vector: {}\n  - rrf: {weights: {kw: 2, vector: 1}}\n",
+		"stages:\n  - keyword: {}\n  - hyde: {}\n  - convex: {weights: {hyde: 2}, code_weights: {keyword: 3}}\n",
+		// feedback adds the keyword list when no stage made one
+		"stages:\n  - vector: {}\n  - feedback: {rm3: true}\n  - rrf: {weights: {keyword: 2}}\n",
+		"stages:\n  - keyword: {}\n  - rrf: {}\n  - feedback: {rocchio: true}\n  - rrf: {weights: {vector: 2}}\n",
+	} {
+		if _, err := pipeline.Parse("ok.yaml", []byte(src)); err != nil {
+			t.Errorf("%q: %v", src, err)
+		}
+	}
+}
+
+// TestParseSettingErrorKey: Validate's refusal reaches the caller as a
+// *stages.SettingError naming the key, inside the *pipeline.ConfigError.
+func TestParseSettingErrorKey(t *testing.T) {
+	_, err := pipeline.Parse("bad.yaml", []byte("stages:\n  - keyword:\n      limit: 4\n      title_weight: -1\n"))
+	var se *stages.SettingError
+	if !errors.As(err, &se) || se.Key != "title_weight" || se.Error() != "title_weight -1 is outside 0..100" {
+		t.Errorf("error %#v, want a *stages.SettingError for title_weight", err)
+	}
+	if want := "bad.yaml:4: stage keyword: title_weight -1 is outside 0..100"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }
 

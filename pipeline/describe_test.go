@@ -5,22 +5,28 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
 )
 
 // What the pipeline, /health and `vault-rag models` know of a stage comes
-// from the stage itself (stages.Retriever, stages.ModelUser), never from a
-// switch on its name.
+// from the stage itself (its registration, stages.Retriever,
+// stages.ModelUser), never from a switch on its name.
 func TestStagesDescribeThemselves(t *testing.T) {
+	want := []string{"convex", "feedback", "hyde", "keyword", "recency", "rerank", "rrf", "vector"}
+	if got := stages.Names(); !slices.Equal(got, want) {
+		t.Errorf("stages.Names() = %q, want %q", got, want)
+	}
+	for _, name := range want {
+		if st, ok := stages.New(name); !ok || st.Name() != name {
+			t.Errorf("stages.New(%q) = %v, %v: want a stage of that name", name, st, ok)
+		}
+	}
+	if st, ok := stages.New("keywrd"); ok {
+		t.Errorf("stages.New(keywrd) = %v", st)
+	}
 	if got, want := pipeline.Retrievers(), []string{"hyde", "keyword", "vector"}; !slices.Equal(got, want) {
 		t.Errorf("Retrievers() = %q, want %q", got, want)
-	}
-	if got, want := pipeline.StagesNeeding(models.RoleCrossEncoder), []string{"rerank"}; !slices.Equal(got, want) {
-		t.Errorf("StagesNeeding(cross-encoder) = %q, want %q", got, want)
-	}
-	if got, want := pipeline.StagesNeeding(models.RoleEmbedder), []string{"feedback", "hyde", "keyword", "rerank", "vector"}; !slices.Equal(got, want) {
-		t.Errorf("StagesNeeding(embedder) = %q, want %q", got, want)
 	}
 	for _, tc := range []struct {
 		src  string

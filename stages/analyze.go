@@ -1,9 +1,6 @@
 package stages
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Query analysis for the keyword branch. FTS5's porter tokenizer keeps every
 // word, and in an OR query bm25 sums over the terms, so a conversational
@@ -76,7 +73,7 @@ func validateStopwords(s *string) error {
 		*s = StopwordsNone
 	case StopwordsNone, StopwordsEnglish, StopwordsNLTK:
 	default:
-		return fmt.Errorf("stopwords %q is not %s, %s or %s", *s, StopwordsNone, StopwordsEnglish, StopwordsNLTK)
+		return settingErrorf("stopwords", "stopwords %q is not %s, %s or %s", *s, StopwordsNone, StopwordsEnglish, StopwordsNLTK)
 	}
 	return nil
 }

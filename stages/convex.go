@@ -1,9 +1,6 @@
 package stages
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // Convex fuses every list so far by a convex combination of normalised scores
 // (Bruch, Gai and Ingber, TOIS 2023): Σ w_list · norm(score). Unlike RRF it
@@ -13,14 +10,24 @@ import (
 // with CodeWeights, any other with Weights.
 type Convex struct {
 	Norm        string             `yaml:"norm"`         // minmax (default), zscore or rank
-	Weights     map[string]float64 `yaml:"weights"`      // by stage name (keyword, vector, hyde); default 1 each
+	Weights     map[string]float64 `yaml:"weights"`      // by list name (keyword, vector, hyde); default 1 each
 	CodeWeights map[string]float64 `yaml:"code_weights"` // weights for a code-like query; empty: Weights always
 	Depth       int                `yaml:"depth"`        // notes of each list that count (0: all)
 	Limit       int                `yaml:"limit"`        // notes to keep (default 30)
 }
 
+// ConvexName is the convex stage's configuration key.
+const ConvexName = "convex"
+
+func init() { register(func() Stage { return &Convex{} }) }
+
 // Name implements Stage.
-func (*Convex) Name() string { return "convex" }
+func (*Convex) Name() string { return ConvexName }
+
+// ListsNamed implements ListReader: the lists of both weights.
+func (c *Convex) ListsNamed() []ListRef {
+	return append(listRefs("weights", c.Weights), listRefs("code_weights", c.CodeWeights)...)
+}
 
 // Validate implements Stage.
 func (c *Convex) Validate() error {
@@ -29,16 +36,16 @@ func (c *Convex) Validate() error {
 		c.Norm = NormMinMax
 	case NormMinMax, NormZScore, NormRank:
 	default:
-		return fmt.Errorf("norm %q is not %s, %s or %s", c.Norm, NormMinMax, NormZScore, NormRank)
+		return settingErrorf("norm", "norm %q is not %s, %s or %s", c.Norm, NormMinMax, NormZScore, NormRank)
 	}
 	if c.Limit == 0 {
 		c.Limit = 30
 	}
 	if c.Limit < 1 || c.Limit > 10000 {
-		return fmt.Errorf("limit %d is outside 1..10000", c.Limit)
+		return settingErrorf("limit", "limit %d is outside 1..10000", c.Limit)
 	}
 	if c.Depth < 0 || c.Depth > 10000 {
-		return fmt.Errorf("depth %d is outside 0..10000", c.Depth)
+		return settingErrorf("depth", "depth %d is outside 0..10000", c.Depth)
 	}
 	if err := validateWeights("weights", c.Weights); err != nil {
 		return err

@@ -21,8 +21,10 @@ import (
 //     centroid of the feedback notes' stored chunk vectors,
 //     q' = (1−Beta)·q + Beta·centroid, renormalised.
 //
-// The new lists replace the keyword and vector lists; a fusion stage after
-// this one fuses them again.
+// The new lists replace the lists named KeywordName and VectorName (the
+// keyword and vector stages' default list names; a list of another name is
+// kept and the new one added); a fusion stage after this one fuses them
+// again.
 type Feedback struct {
 	Docs        int     `yaml:"docs"`         // feedback notes (default 5)
 	RM3         bool    `yaml:"rm3"`          // re-run the keyword list with expansion terms
@@ -35,13 +37,30 @@ type Feedback struct {
 	TitleWeight float64 `yaml:"title_weight"` // bm25 title weight of the new keyword list (default 1)
 }
 
+// FeedbackName is the feedback stage's configuration key.
+const FeedbackName = "feedback"
+
+func init() { register(func() Stage { return &Feedback{} }) }
+
 // Name implements Stage.
-func (*Feedback) Name() string { return "feedback" }
+func (*Feedback) Name() string { return FeedbackName }
+
+// Produces implements Producer: the lists the second round replaces.
+func (f *Feedback) Produces() []string {
+	var out []string
+	if f.RM3 {
+		out = append(out, KeywordName)
+	}
+	if f.Rocchio {
+		out = append(out, VectorName)
+	}
+	return out
+}
 
 // Validate implements Stage.
 func (f *Feedback) Validate() error {
 	if !f.RM3 && !f.Rocchio {
-		return fmt.Errorf("rm3 and rocchio are both off: the stage would do nothing")
+		return settingErrorf("rm3", "rm3 and rocchio are both off: the stage would do nothing")
 	}
 	if f.Docs == 0 {
 		f.Docs = 5
@@ -60,21 +79,21 @@ func (f *Feedback) Validate() error {
 	}
 	switch {
 	case f.Docs < 1 || f.Docs > 100:
-		return fmt.Errorf("docs %d is outside 1..100", f.Docs)
+		return settingErrorf("docs", "docs %d is outside 1..100", f.Docs)
 	case f.Terms < 1 || f.Terms > 100:
-		return fmt.Errorf("terms %d is outside 1..100", f.Terms)
+		return settingErrorf("terms", "terms %d is outside 1..100", f.Terms)
 	case f.OrigRepeat < 1 || f.OrigRepeat > 10:
-		return fmt.Errorf("orig_repeat %d is outside 1..10", f.OrigRepeat)
+		return settingErrorf("orig_repeat", "orig_repeat %d is outside 1..10", f.OrigRepeat)
 	case math.IsNaN(f.Beta) || f.Beta <= 0 || f.Beta >= 1:
-		return fmt.Errorf("beta %v is outside (0, 1)", f.Beta)
+		return settingErrorf("beta", "beta %v is outside (0, 1)", f.Beta)
 	case f.Limit < 1 || f.Limit > 10000:
-		return fmt.Errorf("limit %d is outside 1..10000", f.Limit)
+		return settingErrorf("limit", "limit %d is outside 1..10000", f.Limit)
 	}
 	if f.TitleWeight == 0 {
 		f.TitleWeight = 1
 	}
 	if math.IsNaN(f.TitleWeight) || f.TitleWeight < 0 || f.TitleWeight > 100 {
-		return fmt.Errorf("title_weight %v is outside 0..100", f.TitleWeight)
+		return settingErrorf("title_weight", "title_weight %v is outside 0..100", f.TitleWeight)
 	}
 	return validateStopwords(&f.Stopwords)
 }
@@ -121,7 +140,7 @@ func (f *Feedback) Run(ctx context.Context, env *Env, st *State) error {
 		if err != nil {
 			return err
 		}
-		replaceList(st, "keyword", items)
+		replaceList(st, KeywordName, items)
 		info = append(info, "rm3 +"+strings.Join(exp, " "))
 	}
 	if f.Rocchio {
@@ -152,8 +171,8 @@ func (f *Feedback) Run(ctx context.Context, env *Env, st *State) error {
 		if err != nil {
 			return err
 		}
-		replaceList(st, "vector", step.Items)
-		step.Stage = "feedback/rocchio"
+		replaceList(st, VectorName, step.Items)
+		step.Stage = FeedbackName + "/rocchio"
 		side = append(side, step)
 		info = append(info, fmt.Sprintf("rocchio from %d vectors", len(fbv)))
 	}

@@ -1,8 +1,9 @@
 package stages
 
 import (
-	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -12,20 +13,29 @@ import (
 // convex combinations of normalised scores after Bruch, Gai and Ingber, "An
 // Analysis of Fusion Functions for Hybrid Retrieval" (ACM TOIS 2023).
 
-// validateWeights checks a stage-name → weight map.
+// validateWeights checks a list-name → weight map.
 func validateWeights(key string, w map[string]float64) error {
 	for name, v := range w {
 		if name == "" {
-			return fmt.Errorf("%s: a list name is empty", key)
+			return settingErrorf(key, "%s: a list name is empty", key)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1000 {
-			return fmt.Errorf("%s: weight %v for %s is outside 0..1000", key, v, name)
+			return settingErrorf(key, "%s: weight %v for %s is outside 0..1000", key, v, name)
 		}
 	}
 	return nil
 }
 
-// weightOf is a list's weight: its stage's entry, else 1.
+// listRefs names the lists of a weights setting, sorted.
+func listRefs(setting string, w map[string]float64) []ListRef {
+	var out []ListRef
+	for _, name := range slices.Sorted(maps.Keys(w)) {
+		out = append(out, ListRef{Setting: setting, List: name})
+	}
+	return out
+}
+
+// weightOf is a list's weight: its entry, else 1.
 func weightOf(w map[string]float64, stage string) float64 {
 	if v, ok := w[stage]; ok {
 		return v

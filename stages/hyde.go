@@ -20,11 +20,19 @@ type Hyde struct {
 	Oversample int    `yaml:"oversample"` // binary: candidates rescored per chunk wanted (default 8)
 }
 
+// HydeName is the hyde stage's configuration key and its list's name.
+const HydeName = "hyde"
+
+func init() { register(func() Stage { return &Hyde{} }) }
+
 // Name implements Stage.
-func (*Hyde) Name() string { return "hyde" }
+func (*Hyde) Name() string { return HydeName }
 
 // Retrieves implements Retriever.
 func (*Hyde) Retrieves() {}
+
+// Produces implements Producer.
+func (*Hyde) Produces() []string { return []string{HydeName} }
 
 // Needs implements ModelUser: the index's embedder.
 func (h *Hyde) Needs() []ModelNeed { return []ModelNeed{{Role: models.RoleEmbedder, Name: h.Model}} }
@@ -38,7 +46,7 @@ func (h *Hyde) Validate() error {
 		h.Limit = 40
 	}
 	if h.Limit < 1 || h.Limit > 10000 {
-		return fmt.Errorf("limit %d is outside 1..10000", h.Limit)
+		return settingErrorf("limit", "limit %d is outside 1..10000", h.Limit)
 	}
 	if err := validateSearch(&h.Search, &h.Oversample); err != nil {
 		return err
@@ -61,7 +69,7 @@ func (h *Hyde) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	step.Stage = h.Name()
+	step.Stage = HydeName
 	st.produceStep(step)
 	return nil
 }

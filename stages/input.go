@@ -39,10 +39,10 @@ func validateText(text *[]string) error {
 	seen := map[string]bool{}
 	for _, s := range *text {
 		if !slices.Contains(sources, s) {
-			return fmt.Errorf("text %q is not one of %s", s, strings.Join(sources, ", "))
+			return settingErrorf("text", "text %q is not one of %s", s, strings.Join(sources, ", "))
 		}
 		if seen[s] {
-			return fmt.Errorf("text %q is named twice", s)
+			return settingErrorf("text", "text %q is named twice", s)
 		}
 		seen[s] = true
 	}
@@ -55,7 +55,7 @@ func validateEmbedAs(mode *string) error {
 		*mode = EmbedAsQuery
 	case EmbedAsQuery, EmbedAsPassage:
 	default:
-		return fmt.Errorf("embed_as %q is neither %s nor %s", *mode, EmbedAsQuery, EmbedAsPassage)
+		return settingErrorf("embed_as", "embed_as %q is neither %s nor %s", *mode, EmbedAsQuery, EmbedAsPassage)
 	}
 	return nil
 }
@@ -117,10 +117,10 @@ const MaxVet = 1000
 // against (see State.ClientTrusted).
 func validateVet(vet int, text []string) error {
 	if vet < 0 || vet > MaxVet {
-		return fmt.Errorf("vet %d is outside 0..%d", vet, MaxVet)
+		return settingErrorf("vet", "vet %d is outside 0..%d", vet, MaxVet)
 	}
 	if vet > 0 && !readsExpansions(text) {
-		return fmt.Errorf("vet %d needs a text that reads the client's keywords or answer", vet)
+		return settingErrorf("vet", "vet %d needs a text that reads the client's keywords or answer", vet)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/vault-rag/vault-rag/index"
@@ -28,7 +27,7 @@ type Keyword struct {
 	// (the default), keywords, answer (see SourceQuery).
 	Text []string `yaml:"text"`
 	// List names the list the stage produces, for fusion weights (default
-	// "keyword").
+	// KeywordName).
 	List string `yaml:"list"`
 	// Vet, when set, searches the client's texts only when they are about
 	// the question: its answer at least as close to the question as the
@@ -37,6 +36,12 @@ type Keyword struct {
 	Vet int `yaml:"vet"`
 }
 
+// KeywordName is the keyword stage's configuration key and its list's
+// default name.
+const KeywordName = "keyword"
+
+func init() { register(func() Stage { return &Keyword{} }) }
+
 // Keyword note scores.
 const (
 	ScoreChunk = "chunk"
@@ -44,10 +49,13 @@ const (
 )
 
 // Name implements Stage.
-func (*Keyword) Name() string { return "keyword" }
+func (*Keyword) Name() string { return KeywordName }
 
 // Retrieves implements Retriever.
 func (*Keyword) Retrieves() {}
+
+// Produces implements Producer.
+func (k *Keyword) Produces() []string { return []string{k.List} }
 
 // Validate implements Stage.
 func (k *Keyword) Validate() error {
@@ -55,20 +63,20 @@ func (k *Keyword) Validate() error {
 		k.Limit = 40
 	}
 	if k.Limit < 1 || k.Limit > 10000 {
-		return fmt.Errorf("limit %d is outside 1..10000", k.Limit)
+		return settingErrorf("limit", "limit %d is outside 1..10000", k.Limit)
 	}
 	if k.TitleWeight == 0 {
 		k.TitleWeight = 1
 	}
 	if math.IsNaN(k.TitleWeight) || k.TitleWeight < 0 || k.TitleWeight > 100 {
-		return fmt.Errorf("title_weight %v is outside 0..100", k.TitleWeight)
+		return settingErrorf("title_weight", "title_weight %v is outside 0..100", k.TitleWeight)
 	}
 	switch k.Score {
 	case "":
 		k.Score = ScoreChunk
 	case ScoreChunk, ScoreNote:
 	default:
-		return fmt.Errorf("score %q is not %s or %s", k.Score, ScoreChunk, ScoreNote)
+		return settingErrorf("score", "score %q is not %s or %s", k.Score, ScoreChunk, ScoreNote)
 	}
 	if err := validateText(&k.Text); err != nil {
 		return err

@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"time"
 )
@@ -17,8 +16,13 @@ type Recency struct {
 	HalfLifeDays float64 `yaml:"half_life_days"` // default 180
 }
 
+// RecencyName is the recency stage's configuration key.
+const RecencyName = "recency"
+
+func init() { register(func() Stage { return &Recency{} }) }
+
 // Name implements Stage.
-func (*Recency) Name() string { return "recency" }
+func (*Recency) Name() string { return RecencyName }
 
 // Validate implements Stage.
 func (r *Recency) Validate() error {
@@ -29,10 +33,10 @@ func (r *Recency) Validate() error {
 		r.HalfLifeDays = 180
 	}
 	if r.Weight < 0 || math.IsNaN(r.Weight) || math.IsInf(r.Weight, 0) {
-		return fmt.Errorf("weight %v must be a non-negative number", r.Weight)
+		return settingErrorf("weight", "weight %v must be a non-negative number", r.Weight)
 	}
 	if r.HalfLifeDays <= 0 || math.IsNaN(r.HalfLifeDays) || math.IsInf(r.HalfLifeDays, 0) {
-		return fmt.Errorf("half_life_days %v must be positive", r.HalfLifeDays)
+		return settingErrorf("half_life_days", "half_life_days %v must be positive", r.HalfLifeDays)
 	}
 	return nil
 }

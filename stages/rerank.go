@@ -37,8 +37,13 @@ const SnippetChars = 240
 // 512 tokens are about 2,500 characters of English.
 const noteChars = 4000
 
+// RerankName is the rerank stage's configuration key.
+const RerankName = "rerank"
+
+func init() { register(func() Stage { return &Rerank{} }) }
+
 // Name implements Stage.
-func (*Rerank) Name() string { return "rerank" }
+func (*Rerank) Name() string { return RerankName }
 
 // Needs implements ModelUser: the cross-encoder, or for the bi-encoder
 // scorer an embedder (the index's unless Model names one).
@@ -64,22 +69,22 @@ func (r *Rerank) Validate() error {
 		r.Scorer = "cross-encoder"
 	}
 	if r.Candidates < 1 || r.Candidates > 200 {
-		return fmt.Errorf("candidates %d is outside 1..200", r.Candidates)
+		return settingErrorf("candidates", "candidates %d is outside 1..200", r.Candidates)
 	}
 	switch r.Passage {
 	case "snippet", "chunk", "note":
 		if r.WindowTokens != 0 {
-			return fmt.Errorf("window_tokens applies to passage: window, not %s", r.Passage)
+			return settingErrorf("window_tokens", "window_tokens applies to passage: window, not %s", r.Passage)
 		}
 	case "window":
 		if r.WindowTokens == 0 {
 			r.WindowTokens = DefaultWindowTokens
 		}
 		if r.WindowTokens < 16 || r.WindowTokens > 512 {
-			return fmt.Errorf("window_tokens %d is outside 16..512", r.WindowTokens)
+			return settingErrorf("window_tokens", "window_tokens %d is outside 16..512", r.WindowTokens)
 		}
 	default:
-		return fmt.Errorf("passage %q is not one of snippet, chunk, note, window", r.Passage)
+		return settingErrorf("passage", "passage %q is not one of snippet, chunk, note, window", r.Passage)
 	}
 	switch r.Scorer {
 	case "cross-encoder":
@@ -89,7 +94,7 @@ func (r *Rerank) Validate() error {
 	case "bi-encoder":
 		// An empty model means the index's embedder, resolved at run time.
 	default:
-		return fmt.Errorf("scorer %q is not one of cross-encoder, bi-encoder", r.Scorer)
+		return settingErrorf("scorer", "scorer %q is not one of cross-encoder, bi-encoder", r.Scorer)
 	}
 	return nil
 }

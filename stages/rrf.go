@@ -1,9 +1,6 @@
 package stages
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // RRF fuses every list produced so far by reciprocal rank: a note scores
 // Σ 1/(k + rank) over the lists it appears in, by position only, so lists with
@@ -11,14 +8,22 @@ import (
 type RRF struct {
 	K     int `yaml:"k"`     // rank constant (default 60)
 	Limit int `yaml:"limit"` // notes to keep (default 30)
-	// Weights scale each list's share by stage name (default 1 each) and
+	// Weights scale each list's share by list name (default 1 each) and
 	// Depth counts only each list's first notes (0: all); see fusion.go.
 	Weights map[string]float64 `yaml:"weights"`
 	Depth   int                `yaml:"depth"`
 }
 
+// RRFName is the rrf stage's configuration key.
+const RRFName = "rrf"
+
+func init() { register(func() Stage { return &RRF{} }) }
+
 // Name implements Stage.
-func (*RRF) Name() string { return "rrf" }
+func (*RRF) Name() string { return RRFName }
+
+// ListsNamed implements ListReader: the weights' lists.
+func (r *RRF) ListsNamed() []ListRef { return listRefs("weights", r.Weights) }
 
 // Validate implements Stage.
 func (r *RRF) Validate() error {
@@ -29,13 +34,13 @@ func (r *RRF) Validate() error {
 		r.Limit = 30
 	}
 	if r.K < 1 {
-		return fmt.Errorf("k %d must be positive", r.K)
+		return settingErrorf("k", "k %d must be positive", r.K)
 	}
 	if r.Limit < 1 || r.Limit > 10000 {
-		return fmt.Errorf("limit %d is outside 1..10000", r.Limit)
+		return settingErrorf("limit", "limit %d is outside 1..10000", r.Limit)
 	}
 	if r.Depth < 0 || r.Depth > 10000 {
-		return fmt.Errorf("depth %d is outside 0..10000", r.Depth)
+		return settingErrorf("depth", "depth %d is outside 0..10000", r.Depth)
 	}
 	return validateWeights("weights", r.Weights)
 }

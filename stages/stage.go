@@ -1,30 +1,43 @@
 // Package stages holds the retrieval stages a pipeline is built from: keyword,
-// vector, hyde, rrf, rerank and recency. Each is a plain struct decoded from a
+// vector and hyde retrieve; rrf and convex fuse; feedback retrieves a second
+// round; rerank and recency reorder. Each is a plain struct decoded from a
 // configuration file, with a Run method over a shared State.
 //
 // A stage describes itself; nothing outside its file switches on its name.
-// Besides Stage it implements the optional interfaces that apply:
+// Each file registers its stage under an exported name constant (KeywordName,
+// RRFName, ...), which is the stage's configuration key, and New and Names
+// are what the pipeline reads. Besides Stage a stage implements the optional
+// interfaces that apply:
 //
-//   - Retriever: it produces a list of its own from the index (keyword,
-//     vector, hyde). A pipeline must run one before any other stage, and the
-//     fusion stages combine what the retrievers produced (State.Lists).
+//   - Producer: it puts named lists in State.Lists (keyword, vector and hyde
+//     their own; feedback replaces the keyword and vector lists), the names
+//     fusion weights refer to.
+//   - Retriever: a producer whose list comes from the index alone (keyword,
+//     vector, hyde). A pipeline must run one before any other stage.
+//   - ListReader: its settings name lists (rrf's and convex's weights); a
+//     configuration is refused when a named list is not produced before it.
 //   - ModelUser: it loads models. Needs says which for its settings (what
 //     `vault-rag models`, the server's config check and /health report) and
 //     ModelRoles which roles it can need at all (what a missing model
 //     disables, in /health).
 //
+// Validate reports a bad setting as a *SettingError naming its key, so a
+// configuration error can point at the key's line.
+//
 // A stage that reports how a scoped search ended sets Step.Outcome (see
 // Outcome); the server reads it from there, never from the Info text.
 //
-// Adding a stage is one new file here (the struct with its yaml tags, Name,
-// Validate, Run and the optional interfaces) plus one line registering its
-// configuration key in pipeline/config.go's newStage map.
+// Adding a stage is one new file here: the struct with its yaml tags, its
+// name constant, Name, Validate, Run, the optional interfaces, and an init
+// function that registers it.
 package stages
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -42,11 +55,80 @@ type Stage interface {
 	Run(ctx context.Context, env *Env, st *State) error
 }
 
-// Retriever marks a stage that produces a list of its own from the index:
-// what fusion combines. A pipeline runs one before any other stage.
-type Retriever interface {
+// registry maps a stage's configuration key to a fresh stage. Each stage's
+// file fills it from an init function (as bleve's analyzers register
+// themselves); it is written only while the package initialises and read
+// only afterwards.
+var registry = map[string]func() Stage{}
+
+// register adds a stage under its Name. A name registered twice is a
+// programming error.
+func register(mk func() Stage) {
+	name := mk().Name()
+	if _, dup := registry[name]; dup {
+		panic("stages: stage " + name + " registered twice")
+	}
+	registry[name] = mk
+}
+
+// New returns a fresh stage of the given configuration key, its settings
+// zero (Validate fills in the defaults); false when no stage has that name.
+func New(name string) (Stage, bool) {
+	mk, ok := registry[name]
+	if !ok {
+		return nil, false
+	}
+	return mk(), true
+}
+
+// Names lists the registered stages' configuration keys, sorted.
+func Names() []string { return slices.Sorted(maps.Keys(registry)) }
+
+// Producer is a stage that puts named lists in State.Lists: what fusion
+// combines, and what fusion weights name.
+type Producer interface {
 	Stage
+	// Produces names the lists the stage adds or replaces, with its
+	// settings (after Validate).
+	Produces() []string
+}
+
+// Retriever marks a producer whose list comes from the index alone. A
+// pipeline runs one before any other stage.
+type Retriever interface {
+	Producer
 	Retrieves()
+}
+
+// ListReader is a stage whose settings name lists (fusion weights): a
+// configuration is refused when a named list is not produced by a stage
+// before it.
+type ListReader interface {
+	Stage
+	// ListsNamed lists the list names the stage's settings hold, setting by
+	// setting, in a fixed order.
+	ListsNamed() []ListRef
+}
+
+// ListRef is a list named in a stage's setting.
+type ListRef struct {
+	Setting string // the setting's key ("weights")
+	List    string // the list's name ("vector")
+}
+
+// SettingError is a stage setting refused by Validate. Key is the setting's
+// configuration key, so the file's line can be found; Msg is the whole
+// message, which names the key in its own words.
+type SettingError struct {
+	Key string
+	Msg string
+}
+
+func (e *SettingError) Error() string { return e.Msg }
+
+// settingErrorf makes a *SettingError for key.
+func settingErrorf(key, format string, args ...any) error {
+	return &SettingError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
 // ModelNeed is one model a stage loads.

@@ -30,12 +30,18 @@ type Vector struct {
 	Text    []string `yaml:"text"`
 	EmbedAs string   `yaml:"embed_as"`
 	// List names the list the stage produces, for fusion weights (default
-	// "vector").
+	// VectorName).
 	List string `yaml:"list"`
 	// Vet, when set, embeds the client's texts only when they are about the
 	// question (see Keyword.Vet).
 	Vet int `yaml:"vet"`
 }
+
+// VectorName is the vector stage's configuration key and its list's default
+// name.
+const VectorName = "vector"
+
+func init() { register(func() Stage { return &Vector{} }) }
 
 // Search chooses how a KNN runs: "binary" (the default) ranks every chunk by
 // one sign bit per dimension (centred) and rescores the best oversample × k
@@ -53,11 +59,11 @@ func validateSearch(mode *string, oversample *int) error {
 		*mode = "binary"
 	case "binary", "exact":
 	default:
-		return fmt.Errorf("search %q is neither binary nor exact", *mode)
+		return settingErrorf("search", "search %q is neither binary nor exact", *mode)
 	}
 	if *mode == "exact" {
 		if *oversample != 0 {
-			return fmt.Errorf("oversample applies to search: binary only")
+			return settingErrorf("oversample", "oversample applies to search: binary only")
 		}
 		return nil
 	}
@@ -65,7 +71,7 @@ func validateSearch(mode *string, oversample *int) error {
 		*oversample = index.Oversample
 	}
 	if *oversample < 1 || *oversample > 1000 {
-		return fmt.Errorf("oversample %d is outside 1..1000", *oversample)
+		return settingErrorf("oversample", "oversample %d is outside 1..1000", *oversample)
 	}
 	return nil
 }
@@ -78,10 +84,13 @@ func (s Search) nearest(ctx context.Context, db *index.DB, qv []float32, k int) 
 }
 
 // Name implements Stage.
-func (*Vector) Name() string { return "vector" }
+func (*Vector) Name() string { return VectorName }
 
 // Retrieves implements Retriever.
 func (*Vector) Retrieves() {}
+
+// Produces implements Producer.
+func (v *Vector) Produces() []string { return []string{v.List} }
 
 // Needs implements ModelUser: the index's embedder.
 func (v *Vector) Needs() []ModelNeed { return []ModelNeed{{Role: models.RoleEmbedder, Name: v.Model}} }
@@ -95,7 +104,7 @@ func (v *Vector) Validate() error {
 		v.Limit = 40
 	}
 	if v.Limit < 1 || v.Limit > 10000 {
-		return fmt.Errorf("limit %d is outside 1..10000", v.Limit)
+		return settingErrorf("limit", "limit %d is outside 1..10000", v.Limit)
 	}
 	if err := validateSearch(&v.Search, &v.Oversample); err != nil {
 		return err
@@ -132,7 +141,7 @@ func validateLadder(l *[]int, limit int) error {
 	prev := 0
 	for _, k := range *l {
 		if k <= prev {
-			return fmt.Errorf("ladder %v must rise", *l)
+			return settingErrorf("ladder", "ladder %v must rise", *l)
 		}
 		prev = k
 	}
