@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,167 +90,163 @@ func LoadSweep(path, root string) (*Sweep, error) {
 	return ParseSweep(path, raw, root)
 }
 
+// sweepKeys are a sweep file's keys, in the order its refusals list them.
+var sweepKeys = []string{"name", "description", "base", "folds", "seed", "expansions", "grid"}
+
 // ParseSweep decodes a sweep file strictly: an unknown key, a missing or
 // ill-typed field, a setting the base's stage lacks or a value its stage
-// refuses is an error naming the file and the line.
+// refuses is a *pipeline.ConfigError naming the file and the line.
 func ParseSweep(file string, raw []byte, root string) (*Sweep, error) {
-	fail := func(line int, format string, args ...any) error {
-		return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...))
+	src := pipeline.Source(file)
+	m, err := src.Mapping(raw, "a sweep is a mapping with name, description, base, folds, seed and grid")
+	if err != nil {
+		return nil, err
 	}
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fail(1, "a sweep is a mapping with name, description, base, folds, seed and grid")
-	}
-	m := doc.Content[0]
 	s := &Sweep{File: file, Folds: 5, Seed: 1}
 	var baseNode, gridNode *yaml.Node
-	seen := map[string]bool{}
-	scalar := func(k, v *yaml.Node) (string, error) {
-		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-			return "", fail(v.Line, "%s must be a single value", k.Value)
-		}
-		return v.Value, nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		if seen[k.Value] {
-			return nil, fail(k.Line, "duplicate key %q", k.Value)
-		}
-		seen[k.Value] = true
+	err = src.Fields(m, sweepKeys, func(k, v *yaml.Node) error {
 		switch k.Value {
-		case "name", "description":
-			val, err := scalar(k, v)
-			if err != nil {
-				return nil, err
-			}
-			if k.Value == "name" {
-				s.Name = val
-			} else {
-				s.Description = val
-			}
 		case "base":
-			if _, err := scalar(k, v); err != nil {
-				return nil, err
-			}
 			baseNode = v
-		case "folds":
-			val, err := scalar(k, v)
-			if err != nil {
-				return nil, err
-			}
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 2 {
-				return nil, fail(v.Line, "folds must be an integer of at least 2, not %q", val)
-			}
-			s.Folds = n
-		case "seed":
-			val, err := scalar(k, v)
-			if err != nil {
-				return nil, err
-			}
-			n, err := strconv.ParseUint(val, 10, 64)
-			if err != nil {
-				return nil, fail(v.Line, "seed must be a non-negative integer, not %q", val)
-			}
-			s.Seed = n
 		case "grid":
 			gridNode = v
-		case "expansions":
-			val, err := scalar(k, v)
-			if err != nil {
-				return nil, err
-			}
-			if val != "none" && val != VariantClient {
-				return nil, fail(v.Line, "expansions must be none or %s, not %q", VariantClient, val)
-			}
-			if val == VariantClient {
-				s.Expansions = val
-			}
-		default:
-			return nil, fail(k.Line, "unknown key %q (want name, description, base, folds, seed, expansions, grid)", k.Value)
+			return nil
 		}
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+			return src.Errorf(v.Line, k.Value, "%s must be a single value", k.Value)
+		}
+		return s.setScalar(src, k, v)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if s.Name == "" {
-		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		s.Name = pipeline.NameOf(file)
 	}
 	if !safeName(s.Name) {
-		return nil, fail(m.Line, "name %q must be letters, digits, '.', '_' or '-' (it names the experiment file)", s.Name)
+		return nil, src.Errorf(m.Line, "name", "name %q must be letters, digits, '.', '_' or '-' (it names the experiment file)", s.Name)
 	}
 	if baseNode == nil {
-		return nil, fail(m.Line, "base is missing: the configuration whose settings the grid varies, e.g. base: configs/hybrid.yaml")
+		return nil, src.Errorf(m.Line, "base", "base is missing: the configuration whose settings the grid varies, e.g. base: configs/hybrid.yaml")
 	}
-	basePath, err := resolveBase(root, baseNode.Value)
-	if err != nil {
-		return nil, fail(baseNode.Line, "base: %v", err)
+	if err := s.loadBase(root, baseNode); err != nil {
+		return nil, src.Errorf(baseNode.Line, "base", "base: %w", err)
 	}
-	baseRaw, err := os.ReadFile(basePath)
-	if err != nil {
-		return nil, fail(baseNode.Line, "base: %v", err)
-	}
-	if s.Base, err = pipeline.Parse(basePath, baseRaw); err != nil {
-		return nil, fail(baseNode.Line, "base: %v", err)
-	}
-	s.BaseFile = basePath
-	var bdoc yaml.Node
-	if err := yaml.Unmarshal(baseRaw, &bdoc); err != nil {
-		return nil, fail(baseNode.Line, "base: %v", err)
-	}
-	s.baseDoc = &bdoc
 	if gridNode == nil || gridNode.Kind != yaml.MappingNode || len(gridNode.Content) == 0 {
 		line := m.Line
 		if gridNode != nil {
 			line = gridNode.Line
 		}
-		return nil, fail(line, "grid must be a non-empty mapping of settings to lists of values, e.g. rrf.k: [20, 60]")
+		return nil, src.Errorf(line, "grid", "grid must be a non-empty mapping of settings to lists of values, e.g. rrf.k: [20, 60]")
 	}
-	size := 1
-	keys := map[string]bool{}
-	for i := 0; i+1 < len(gridNode.Content); i += 2 {
-		k, v := gridNode.Content[i], gridNode.Content[i+1]
-		a, err := parseAxisKey(k.Value)
-		if err != nil {
-			return nil, fail(k.Line, "grid key %q: %v", k.Value, err)
-		}
-		canon := fmt.Sprintf("%s#%d.%s", a.Stage, a.Nth, strings.Join(a.Path, "."))
-		if keys[canon] {
-			return nil, fail(k.Line, "grid key %q: the setting is already swept", k.Value)
-		}
-		keys[canon] = true
-		a.Line = k.Line
-		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			return nil, fail(v.Line, "grid key %q: want a non-empty list of values, e.g. [20, 60]", k.Value)
-		}
-		texts := map[string]bool{}
-		for _, val := range v.Content {
-			t := nodeText(val)
-			if texts[t] {
-				return nil, fail(val.Line, "grid key %q: value %s is listed twice", k.Value, t)
-			}
-			texts[t] = true
-			a.Values = append(a.Values, val)
-		}
-		if _, err := s.stageNode(s.baseDoc, a); err != nil {
-			return nil, fail(k.Line, "grid key %q: %v", k.Value, err)
-		}
-		s.Axes = append(s.Axes, a)
-		size *= len(a.Values)
-		if size > MaxGrid {
-			return nil, fail(k.Line, "the grid has more than %d points", MaxGrid)
-		}
+	if err := s.parseGrid(src, gridNode); err != nil {
+		return nil, err
 	}
 	// Each value alone, so a refused value names its own line.
 	for ai, a := range s.Axes {
 		for _, val := range a.Values {
 			choice := map[int]*yaml.Node{ai: val}
 			if _, _, err := s.build(choice, "check"); err != nil {
-				return nil, fail(val.Line, "grid key %q, value %s: %v", a.Key, nodeText(val), err)
+				return nil, src.Errorf(val.Line, a.Key, "grid key %q, value %s: %w", a.Key, nodeText(val), err)
 			}
 		}
 	}
 	return s, nil
+}
+
+// setScalar sets the sweep's field of a key whose value is a single one
+// (every key but base and grid).
+func (s *Sweep) setScalar(src pipeline.Source, k, v *yaml.Node) error {
+	switch k.Value {
+	case "name":
+		s.Name = v.Value
+	case "description":
+		s.Description = v.Value
+	case "folds":
+		n, err := strconv.Atoi(v.Value)
+		if err != nil || n < 2 {
+			return src.Errorf(v.Line, k.Value, "folds must be an integer of at least 2, not %q", v.Value)
+		}
+		s.Folds = n
+	case "seed":
+		n, err := strconv.ParseUint(v.Value, 10, 64)
+		if err != nil {
+			return src.Errorf(v.Line, k.Value, "seed must be a non-negative integer, not %q", v.Value)
+		}
+		s.Seed = n
+	case "expansions":
+		if v.Value != "none" && v.Value != VariantClient {
+			return src.Errorf(v.Line, k.Value, "expansions must be none or %s, not %q", VariantClient, v.Value)
+		}
+		if v.Value == VariantClient {
+			s.Expansions = v.Value
+		}
+	}
+	return nil
+}
+
+// loadBase reads and decodes the base configuration the base key names and
+// keeps its document for the grid points.
+func (s *Sweep) loadBase(root string, baseNode *yaml.Node) error {
+	basePath, err := resolveBase(root, baseNode.Value)
+	if err != nil {
+		return err
+	}
+	baseRaw, err := os.ReadFile(basePath)
+	if err != nil {
+		return err
+	}
+	if s.Base, err = pipeline.Parse(basePath, baseRaw); err != nil {
+		return err
+	}
+	s.BaseFile = basePath
+	var bdoc yaml.Node
+	if err := yaml.Unmarshal(baseRaw, &bdoc); err != nil {
+		return err
+	}
+	s.baseDoc = &bdoc
+	return nil
+}
+
+// parseGrid reads the grid's axes: each key a setting of the base, each
+// value a non-empty list without repeats, at most MaxGrid points in all.
+func (s *Sweep) parseGrid(src pipeline.Source, grid *yaml.Node) error {
+	size := 1
+	keys := map[string]bool{}
+	for i := 0; i+1 < len(grid.Content); i += 2 {
+		k, v := grid.Content[i], grid.Content[i+1]
+		a, err := parseAxisKey(k.Value)
+		if err != nil {
+			return src.Errorf(k.Line, k.Value, "grid key %q: %w", k.Value, err)
+		}
+		canon := fmt.Sprintf("%s#%d.%s", a.Stage, a.Nth, strings.Join(a.Path, "."))
+		if keys[canon] {
+			return src.Errorf(k.Line, k.Value, "grid key %q: the setting is already swept", k.Value)
+		}
+		keys[canon] = true
+		a.Line = k.Line
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+			return src.Errorf(v.Line, k.Value, "grid key %q: want a non-empty list of values, e.g. [20, 60]", k.Value)
+		}
+		texts := map[string]bool{}
+		for _, val := range v.Content {
+			t := nodeText(val)
+			if texts[t] {
+				return src.Errorf(val.Line, k.Value, "grid key %q: value %s is listed twice", k.Value, t)
+			}
+			texts[t] = true
+			a.Values = append(a.Values, val)
+		}
+		if _, err := s.stageNode(s.baseDoc, a); err != nil {
+			return src.Errorf(k.Line, k.Value, "grid key %q: %w", k.Value, err)
+		}
+		s.Axes = append(s.Axes, a)
+		size *= len(a.Values)
+		if size > MaxGrid {
+			return src.Errorf(k.Line, k.Value, "the grid has more than %d points", MaxGrid)
+		}
+	}
+	return nil
 }
 
 func safeName(s string) bool {
@@ -428,14 +425,12 @@ func (s *Sweep) build(choice map[int]*yaml.Node, name string) (*pipeline.Config,
 	}
 	cfg, err := pipeline.Parse("generated", raw)
 	if err != nil {
-		// The generated file's line numbers mean nothing to the reader.
-		msg := err.Error()
-		if rest, ok := strings.CutPrefix(msg, "generated:"); ok {
-			if _, after, ok := strings.Cut(rest, ": "); ok {
-				msg = after
-			}
+		// The generated file's name and lines mean nothing to the reader.
+		var ce *pipeline.ConfigError
+		if errors.As(err, &ce) {
+			err = ce.Err
 		}
-		return nil, nil, fmt.Errorf("%s", msg)
+		return nil, nil, err
 	}
 	return cfg, raw, nil
 }

@@ -58,6 +58,7 @@ func TestParseSweepErrors(t *testing.T) {
 		{"unknown setting", "base: hybrid\ngrid:\n  rrf.kk: [10]\n", "s.yaml:3: grid key \"rrf.kk\", value 10: stage rrf: unknown key \"kk\""},
 		{"invalid value on its own line", "base: hybrid\ngrid:\n  rrf.k:\n    - 20\n    - -5\n", "s.yaml:5: grid key \"rrf.k\", value -5: stage rrf: k -5 must be positive"},
 		{"wrong type", "base: hybrid\ngrid:\n  keyword.limit: [forty]\n", "s.yaml:3: grid key \"keyword.limit\", value forty: stage keyword: limit:"},
+		{"weight for a list the base lacks", "base: hybrid\ngrid:\n  rrf.weights.hyde: [2]\n", "s.yaml:3: grid key \"rrf.weights.hyde\", value 2: stage rrf: weights: no stage before it produces a list \"hyde\""},
 		{"same value twice", "base: hybrid\ngrid:\n  rrf.k: [20, 20]\n", "s.yaml:3: grid key \"rrf.k\": value 20 is listed twice"},
 		{"same setting twice", "base: hybrid\ngrid:\n  rrf.k: [20]\n  rrf#1.k: [30]\n", "s.yaml:4: grid key \"rrf#1.k\": the setting is already swept"},
 		{"folds", "base: hybrid\nfolds: 1\ngrid: {rrf.k: [1]}\n", "s.yaml:2: folds must be an integer of at least 2"},
