@@ -123,8 +123,8 @@ func ParseSweep(file string, raw []byte, root string) (*Sweep, error) {
 	if s.Name == "" {
 		s.Name = pipeline.NameOf(file)
 	}
-	if !safeName(s.Name) {
-		return nil, src.Errorf(m.Line, "name", "name %q must be letters, digits, '.', '_' or '-' (it names the experiment file)", s.Name)
+	if exp := experimentName(s.Name); !pipeline.ValidName(exp) {
+		return nil, src.Errorf(m.Line, "name", "name %q cannot name the winner's configuration %s (a configuration's name is %s)", s.Name, exp, pipeline.NameRule)
 	}
 	if baseNode == nil {
 		return nil, src.Errorf(m.Line, "base", "base is missing: the configuration whose settings the grid varies, e.g. base: configs/hybrid.yaml")
@@ -247,15 +247,6 @@ func (s *Sweep) parseGrid(src pipeline.Source, grid *yaml.Node) error {
 		}
 	}
 	return nil
-}
-
-func safeName(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return s != "" && s[0] != '.'
 }
 
 // resolveBase finds the base configuration: a name (configs/NAME.yaml, then

@@ -172,11 +172,14 @@ func (r *SweepResult) datasetNames() string {
 }
 
 // ExperimentName is the winner's configuration name.
-func (r *SweepResult) ExperimentName() string { return "sweep-" + r.Sweep.Name }
+func (r *SweepResult) ExperimentName() string { return experimentName(r.Sweep.Name) }
+
+// experimentName is the configuration name of a sweep's winner.
+func experimentName(sweep string) string { return "sweep-" + sweep }
 
 // DefaultExperimentPath is where the winner is written unless told otherwise.
 func DefaultExperimentPath(root, sweepName string) string {
-	return filepath.Join(root, "experiments", "sweep-"+sweepName+".yaml")
+	return filepath.Join(root, "experiments", experimentName(sweepName)+".yaml")
 }
 
 // WinnerYAML is the winning point as an experiment file, with a header

@@ -58,12 +58,15 @@ func TestParseSweepErrors(t *testing.T) {
 		{"unknown setting", "base: hybrid\ngrid:\n  rrf.kk: [10]\n", "s.yaml:3: grid key \"rrf.kk\", value 10: stage rrf: unknown key \"kk\""},
 		{"invalid value on its own line", "base: hybrid\ngrid:\n  rrf.k:\n    - 20\n    - -5\n", "s.yaml:5: grid key \"rrf.k\", value -5: stage rrf: k -5 must be positive"},
 		{"wrong type", "base: hybrid\ngrid:\n  keyword.limit: [forty]\n", "s.yaml:3: grid key \"keyword.limit\", value forty: stage keyword: limit:"},
-		{"weight for a list the base lacks", "base: hybrid\ngrid:\n  rrf.weights.hyde: [2]\n", "s.yaml:3: grid key \"rrf.weights.hyde\", value 2: stage rrf: weights: no stage before it produces a list \"hyde\""},
 		{"same value twice", "base: hybrid\ngrid:\n  rrf.k: [20, 20]\n", "s.yaml:3: grid key \"rrf.k\": value 20 is listed twice"},
 		{"same setting twice", "base: hybrid\ngrid:\n  rrf.k: [20]\n  rrf#1.k: [30]\n", "s.yaml:4: grid key \"rrf#1.k\": the setting is already swept"},
 		{"folds", "base: hybrid\nfolds: 1\ngrid: {rrf.k: [1]}\n", "s.yaml:2: folds must be an integer of at least 2"},
 		{"seed", "base: hybrid\nseed: -3\ngrid: {rrf.k: [1]}\n", "s.yaml:2: seed must be a non-negative integer"},
-		{"name", "name: a/b\nbase: hybrid\ngrid: {rrf.k: [1]}\n", "s.yaml:1: name \"a/b\" must be"},
+		{"name", "name: a/b\nbase: hybrid\ngrid: {rrf.k: [1]}\n", "s.yaml:1: name \"a/b\" cannot name the winner's configuration sweep-a/b"},
+		// The winner must be a name serve --config and the MCP config parameter take.
+		{"name with a dot", "name: x.v2\nbase: hybrid\ngrid: {rrf.k: [1]}\n", "s.yaml:1: name \"x.v2\" cannot name"},
+		{"name too long for the winner", "name: " + strings.Repeat("n", 59) + "\nbase: hybrid\ngrid: {rrf.k: [1]}\n", "s.yaml:1: name \"nnn"},
+		{"weight for a list the base lacks", "base: hybrid\ngrid:\n  rrf.weights.hyde: [2]\n", "s.yaml:3: grid key \"rrf.weights.hyde\", value 2: stage rrf: weights: no stage before it produces a list \"hyde\""},
 		{"not a mapping", "- base\n", "s.yaml:1: a sweep is a mapping"},
 		{"grid too large", "base: hybrid\ngrid:\n  rrf.k: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]\n  rrf.limit: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]\n  keyword.limit: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]\n", "s.yaml:5: the grid has more than 4096 points"},
 	}

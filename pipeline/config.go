@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -235,10 +236,24 @@ func LoadDir(dir string) ([]*Config, error) {
 	return out, nil
 }
 
+// NamePattern is what a configuration asked for by name may be called (serve
+// --config, the MCP config parameter, Find, a sweep's winner): a bare name,
+// never a path, since Find reads any YAML file it is given a path to.
+const NamePattern = `^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`
+
+// NameRule is NamePattern in words.
+const NameRule = "letters, digits, - and _, at most 64, the first a letter or digit"
+
+var namePattern = regexp.MustCompile(NamePattern)
+
+// ValidName reports whether a configuration may be called name (NamePattern).
+func ValidName(name string) bool { return namePattern.MatchString(name) }
+
 // Names lists the configurations a client may name without a path: the
 // *.yaml files of configs/, then of experiments/, each folder sorted, by file
 // name without ".yaml"; a name in both folders once (Find takes configs/'s).
-// A missing folder lists nothing.
+// A file whose name is not a valid one (ValidName) is left out. A missing
+// folder lists nothing.
 func Names(root string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -252,7 +267,7 @@ func Names(root string) ([]string, error) {
 		}
 		for _, e := range entries {
 			name, ok := strings.CutSuffix(e.Name(), ".yaml")
-			if ok && !e.IsDir() && !seen[name] {
+			if ok && !e.IsDir() && ValidName(name) && !seen[name] {
 				seen[name] = true
 				out = append(out, name)
 			}
@@ -261,11 +276,15 @@ func Names(root string) ([]string, error) {
 	return out, nil
 }
 
-// Find locates a configuration by name (configs/NAME.yaml, then
-// experiments/NAME.yaml, then experiments/lab/NAME.yaml) or by path.
+// Find locates a configuration by path (one ending in .yaml or holding a
+// path separator) or by name (configs/NAME.yaml, then experiments/NAME.yaml,
+// then experiments/lab/NAME.yaml); a name must be valid (ValidName).
 func Find(root, name string) (*Config, error) {
 	if strings.HasSuffix(name, ".yaml") || strings.ContainsRune(name, os.PathSeparator) {
 		return LoadFile(name)
+	}
+	if !ValidName(name) {
+		return nil, fmt.Errorf("configuration name %q: a name is %s (or give a path to a .yaml file)", name, NameRule)
 	}
 	for _, dir := range []string{"configs", "experiments", filepath.Join("experiments", "lab")} {
 		p := filepath.Join(root, dir, name+".yaml")

@@ -65,11 +65,11 @@ func TestMissing(t *testing.T) {
 
 // TestNames: the configurations of configs/ then experiments/, each sorted,
 // a name in both once, and nothing else (not experiments/lab, not other
-// files).
+// files, not a file no client could name: sweep-x.v2.yaml).
 func TestNames(t *testing.T) {
 	root := t.TempDir()
 	for _, rel := range []string{"configs/shipping.yaml", "configs/hybrid.yaml", "configs/README.md", "experiments/hybrid.yaml",
-		"experiments/a-test.yaml", "experiments/lab/deep.yaml", "experiments/sweeps/s.yaml"} {
+		"experiments/a-test.yaml", "experiments/lab/deep.yaml", "experiments/sweeps/s.yaml", "experiments/sweep-x.v2.yaml"} {
 		p := filepath.Join(root, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -84,5 +84,42 @@ func TestNames(t *testing.T) {
 	}
 	if got, err := pipeline.Names(t.TempDir()); err != nil || len(got) != 0 {
 		t.Errorf("Names of a folder without configurations = %q, %v", got, err)
+	}
+}
+
+// TestFindNames: Find takes a valid name (pipeline.ValidName, the rule the
+// server and sweeps share) or a path, and refuses any other name.
+func TestFindNames(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{"configs/x.yaml", "experiments/sweep-x.v2.yaml"} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("stages:\n  - keyword: {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name        string
+		valid, find bool
+	}{
+		{"x", true, true},
+		{filepath.Join(root, "experiments", "sweep-x.v2.yaml"), false, true}, // a path
+		{"sweep-x.v2", false, false},
+		{"-x", false, false},
+		{strings.Repeat("x", 64), true, false}, // valid, but there is none
+		{strings.Repeat("x", 65), false, false},
+	} {
+		if got := pipeline.ValidName(tc.name); got != tc.valid {
+			t.Errorf("ValidName(%q) = %v", tc.name, got)
+		}
+		_, err := pipeline.Find(root, tc.name)
+		if (err == nil) != tc.find {
+			t.Errorf("Find(%q): %v", tc.name, err)
+		}
+		if !tc.valid && !tc.find && (err == nil || !strings.Contains(err.Error(), pipeline.NameRule)) {
+			t.Errorf("Find(%q) = %v, want it to give the rule", tc.name, err)
+		}
 	}
 }

@@ -151,7 +151,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	if !configName.MatchString(opts.ConfigName) {
+	if !pipeline.ValidName(opts.ConfigName) {
 		return nil, fmt.Errorf("server: configuration name %q: %s", opts.ConfigName, configNameRule)
 	}
 	if _, err := pipeline.Find(opts.ConfigRoot, opts.ConfigName); err != nil {

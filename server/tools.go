@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -33,11 +32,10 @@ const (
 	MaxListLimit = 200
 )
 
-// configName is what a configuration may be called from a tool: a bare name,
-// never a path (pipeline.Find would read any YAML file it is given).
-var configName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
-
-const configNameRule = "a configuration is named by a bare name from configs/ or experiments/ (letters, digits, - and _), not a path"
+// configNameRule is why a configuration name from a client was refused: it
+// may be a bare name only (pipeline.ValidName), never a path, since
+// pipeline.Find would read any YAML file it is given.
+const configNameRule = "a configuration is named by a bare name from configs/ or experiments/ (" + pipeline.NameRule + "), not a path"
 
 func filterOptions() []mcp.ToolOption {
 	return []mcp.ToolOption{
@@ -88,7 +86,7 @@ func Tools() []mcp.Tool {
 	search = append(search,
 		mcp.WithString("now", mcp.Description("The moment recency is measured from: RFC 3339 or YYYY-MM-DD (default: the server's clock).")),
 		mcp.WithBoolean("explain", mcp.Description("Include every stage's rank and score for each note.")),
-		mcp.WithString("config", mcp.Pattern(configName.String()), mcp.Description(`A named configuration from configs/ or experiments/ to run instead of the server's (e.g. "keyword", "hybrid").`)),
+		mcp.WithString("config", mcp.Pattern(pipeline.NamePattern), mcp.Description(`A named configuration from configs/ or experiments/ to run instead of the server's (e.g. "keyword", "hybrid").`)),
 		mcp.WithSchemaAdditionalProperties(false),
 		readOnly("Search the vault"),
 	)
@@ -243,7 +241,7 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 	}
 	if name == "" {
 		name = s.opts.ConfigName
-	} else if !configName.MatchString(name) {
+	} else if !pipeline.ValidName(name) {
 		return nil, fmt.Errorf("parameter %q is %q: %s", "config", name, configNameRule)
 	}
 	cfg, err := pipeline.Find(s.opts.ConfigRoot, name)
