@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -239,7 +241,7 @@ func Diff(old, cur Baseline) DiffResult {
 		for id := range c.Ranks {
 			ids[id] = true
 		}
-		for _, id := range sortedKeys(ids) {
+		for _, id := range slices.Sorted(maps.Keys(ids)) {
 			// As written: a baseline read from disk holds four decimals, this
 			// run's figures all of theirs.
 			if fmt.Sprint(o.Ranks[id]) == fmt.Sprint(c.Ranks[id]) && fixed(o.NDCG[id]) == fixed(c.NDCG[id]) {
@@ -268,7 +270,7 @@ func Diff(old, cur Baseline) DiffResult {
 		for k := range c.ByKind {
 			kinds[k] = true
 		}
-		for _, k := range sortedKeys(kinds) {
+		for _, k := range slices.Sorted(maps.Keys(kinds)) {
 			diffMetrics(c.Name, " ["+k+"]", o.ByKind[k], c.ByKind[k], add)
 		}
 		r.Changes = append(r.Changes, real...)
@@ -332,7 +334,7 @@ func unexplained(old, cur map[string]int, common []string) string {
 	for p := range cur {
 		paths[p] = true
 	}
-	for _, p := range sortedKeys(paths) {
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
 		ro, rn := old[p], cur[p]
 		switch {
 		case ro == rn || tied[p]:
@@ -376,20 +378,11 @@ func diffMetrics(name, kind string, o, c Metrics, add func(string, ...any)) {
 	for k := range om {
 		keys[k] = true
 	}
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		if om[k] != cm[k] {
 			add("%s%s: %s %s → %s", name, kind, k, om[k], cm[k])
 		}
 	}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func short(s string) string {

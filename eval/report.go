@@ -3,9 +3,11 @@ package eval
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -132,7 +134,7 @@ func queryKinds(r *DatasetRun) []string {
 			seen[q.Kind] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Comparisons pairs every configuration that ran with the reference one.
