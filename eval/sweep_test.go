@@ -9,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vault-rag/vault-rag/models"
-	"github.com/vault-rag/vault-rag/models/bow"
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -302,18 +301,6 @@ func TestFrontier(t *testing.T) {
 	}
 }
 
-// fakeModels serves the bag-of-words embedder under any name and reports the
-// cross-encoder as not installed.
-type fakeModels struct{}
-
-func (fakeModels) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
-	return bow.Embedder{ModelName: "fake-bow"}, nil
-}
-
-func (fakeModels) CrossEncoder(ctx context.Context, name string) (stages.PairScorer, error) {
-	return nil, fmt.Errorf("%w: %s (test double)", models.ErrNotInstalled, name)
-}
-
 // tinyBEIR writes a six-document BEIR collection with five judged queries.
 func tinyBEIR(t *testing.T) string {
 	t.Helper()
@@ -368,7 +355,7 @@ func TestRunSweepEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{WorkDir: work, IndexWith: bow.Embedder{ModelName: "fake-bow"}, Models: fakeModels{}}
+	opts := Options{WorkDir: work, IndexWith: stagetest.Embedder(), Models: stagetest.Models{}}
 	res, err := RunSweep(ctx, sw, []*Dataset{demo, tiny}, opts)
 	if err != nil {
 		t.Fatal(err)

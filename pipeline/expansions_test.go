@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -51,7 +52,7 @@ func parse(t *testing.T, src string) *pipeline.Config {
 // none, and when it only repeats the question; a configuration that does not
 // read them ignores them.
 func TestExpansionsAbsentEchoedOrIgnored(t *testing.T) {
-	env := indexVault(t, filepath.Join(repoRoot, "vault"))
+	env := stagetest.IndexEnv(t, filepath.Join(repoRoot, "vault"))
 	ctx := context.Background()
 	expanded, plain := parse(t, expandedConfig), parse(t, plainConfig)
 	for _, q := range []string{"why did writes get slow in the middle of the night", "FERR-4102", "feeding a sourdough starter"} {
@@ -82,7 +83,7 @@ func TestExpansionsAbsentEchoedOrIgnored(t *testing.T) {
 // TestExpansionsChangeTheAnswer: sent and on topic, the client's words bring
 // notes the question's own words miss.
 func TestExpansionsChangeTheAnswer(t *testing.T) {
-	env := indexVault(t, filepath.Join(repoRoot, "vault"))
+	env := stagetest.IndexEnv(t, filepath.Join(repoRoot, "vault"))
 	ctx := context.Background()
 	q := "why did writes get slow in the middle of the night"
 	req := pipeline.Request{Text: q, Now: testNow, Explain: true,
@@ -104,7 +105,7 @@ func TestExpansionsChangeTheAnswer(t *testing.T) {
 }
 
 func TestExpansionLimits(t *testing.T) {
-	env := indexVault(t, filepath.Join(repoRoot, "vault"))
+	env := stagetest.IndexEnv(t, filepath.Join(repoRoot, "vault"))
 	ctx := context.Background()
 	long := strings.Repeat("word ", pipeline.MaxQueryBytes/5+2)
 	for _, tc := range []struct {

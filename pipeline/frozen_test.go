@@ -18,6 +18,7 @@ import (
 
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/modeltest"
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
@@ -135,7 +136,7 @@ func realEnv(t *testing.T) *stages.Env {
 		if realErr = err; err != nil {
 			return
 		}
-		db, err := openIndex(context.Background(), emb, filepath.Join(repoRoot, "vault"), filepath.Join(sharedDir, "demo-real.db"))
+		db, err := stagetest.Open(context.Background(), emb, filepath.Join(repoRoot, "vault"), filepath.Join(sharedDir, "demo-real.db"))
 		if realErr = err; err != nil {
 			return
 		}

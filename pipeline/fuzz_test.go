@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -204,7 +205,7 @@ func runHostile(t *testing.T, env *stages.Env) {
 // TestHostileQueriesFakeEmbedder runs the hostile queries over the demo
 // vault indexed with the bag-of-words embedder (fast; runs under -short).
 func TestHostileQueriesFakeEmbedder(t *testing.T) {
-	runHostile(t, indexVault(t, filepath.Join(repoRoot, "vault")))
+	runHostile(t, stagetest.IndexEnv(t, filepath.Join(repoRoot, "vault")))
 }
 
 // TestHostileQueriesRealEmbedder runs them with bge-small-en-v1.5, whose
@@ -223,12 +224,12 @@ func FuzzQuery(f *testing.F) {
 		}
 	}
 	ctx := context.Background()
-	db, err := openIndex(ctx, fakeBow, filepath.Join(repoRoot, "vault"), filepath.Join(f.TempDir(), "vault.db"))
+	db, err := stagetest.Open(ctx, stagetest.Embedder(), filepath.Join(repoRoot, "vault"), filepath.Join(f.TempDir(), "vault.db"))
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { db.Close() })
-	env := &stages.Env{DB: db, Models: fakeModels{}, Passages: stages.NewVectorCache(1000)}
+	env := &stages.Env{DB: db, Models: stagetest.Models{}, Passages: stages.NewVectorCache(1000)}
 	var cfgs []*pipeline.Config
 	for _, name := range []string{"keyword", "vector", "hybrid"} {
 		cfg, err := pipeline.Find(repoRoot, name)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
@@ -26,7 +27,7 @@ var linkedVault = map[string]string{
 }
 
 func TestRunRefusesBadQueries(t *testing.T) {
-	env := buildEnv(t, linkedVault)
+	env := stagetest.Env(t, linkedVault)
 	cfg := config(t, "keyword")
 	tests := []struct {
 		name string
@@ -85,7 +86,7 @@ func TestRunRefusesBadQueries(t *testing.T) {
 // TestRunModelNotInstalled: a configuration whose model is absent fails with
 // an error wrapping models.ErrNotInstalled; it never runs without the model.
 func TestRunModelNotInstalled(t *testing.T) {
-	env := buildEnv(t, linkedVault)
+	env := stagetest.Env(t, linkedVault)
 	ctx := context.Background()
 	tests := []struct {
 		name string
@@ -144,7 +145,7 @@ func TestRunModelNotInstalled(t *testing.T) {
 // TestRunExplain: with Explain, every note carries one entry per stage, in
 // stage order, and the last entry is the note's own rank and score.
 func TestRunExplain(t *testing.T) {
-	env := buildEnv(t, linkedVault)
+	env := stagetest.Env(t, linkedVault)
 	for _, name := range []string{"keyword", "vector", "hybrid", "hybrid-recency", "hyde", "bi-encoder-chunk"} {
 		t.Run(name, func(t *testing.T) {
 			cfg := config(t, name)
@@ -196,7 +197,7 @@ func TestRunExplain(t *testing.T) {
 // TestRunRelated: the top hit carries its linked notes, outgoing first; the
 // others carry none.
 func TestRunRelated(t *testing.T) {
-	env := buildEnv(t, linkedVault)
+	env := stagetest.Env(t, linkedVault)
 	res, _, err := pipeline.Run(context.Background(), env, config(t, "keyword"), pipeline.Request{Text: "compaction stall fix throttled", Now: testNow})
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestRunRelated(t *testing.T) {
 }
 
 func TestRunRecencyNeedsAClock(t *testing.T) {
-	env := buildEnv(t, linkedVault)
+	env := stagetest.Env(t, linkedVault)
 	cfg := config(t, "hybrid-recency")
 	_, _, err := pipeline.Run(context.Background(), env, cfg, pipeline.Request{Text: "compaction"})
 	if !errors.Is(err, stages.ErrNoClock) || !strings.Contains(err.Error(), "stage recency") {
@@ -244,7 +245,7 @@ func TestRunRecencyNeedsAClock(t *testing.T) {
 // TestRunDeterministic runs every configuration that can run here many times
 // over one index: the results, scores included, never change.
 func TestRunDeterministic(t *testing.T) {
-	env := buildEnv(t, linkedVault)
+	env := stagetest.Env(t, linkedVault)
 	for _, name := range []string{"keyword", "vector", "hybrid", "shipping", "hybrid-recency", "hyde", "bi-encoder-note"} {
 		cfg := config(t, name)
 		var first []byte
@@ -274,7 +275,7 @@ func TestRunDeterministic(t *testing.T) {
 // the result, the lists and the steps are the ones a run stage by stage
 // gives.
 func TestConcurrentRetrieversEqualSequential(t *testing.T) {
-	env := indexVault(t, filepath.Join(repoRoot, "vault"))
+	env := stagetest.IndexEnv(t, filepath.Join(repoRoot, "vault"))
 	cfg, err := pipeline.Parse("x.yaml", []byte("name: x\nstages:\n  - keyword: {limit: 20}\n  - vector: {limit: 20}\n  - hyde: {limit: 20}\n  - rrf: {k: 60, limit: 10}\n"))
 	if err != nil {
 		t.Fatal(err)

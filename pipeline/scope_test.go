@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/stagetest"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -59,15 +61,15 @@ func scopeEnv(t *testing.T) *stages.Env {
 	scopeOnce.Do(func() {
 		dir := filepath.Join(sharedDir, "scope")
 		vault := filepath.Join(dir, "vault")
-		if scopeErr = writeFiles(vault, scopeVault()); scopeErr != nil {
+		if scopeErr = vaulttest.WriteFiles(vault, scopeVault(), stagetest.FileTime()); scopeErr != nil {
 			return
 		}
-		db, err := openIndex(context.Background(), fakeBow, vault, filepath.Join(dir, "vault.db"))
+		db, err := stagetest.Open(context.Background(), stagetest.Embedder(), vault, filepath.Join(dir, "vault.db"))
 		if scopeErr = err; err != nil {
 			return
 		}
 		atExit(func() { db.Close() })
-		scopeEnvV = &stages.Env{DB: db, Models: fakeModels{}}
+		scopeEnvV = &stages.Env{DB: db, Models: stagetest.Models{}}
 	})
 	if scopeErr != nil {
 		t.Fatalf("build the scope index: %v", scopeErr)
@@ -93,7 +95,7 @@ func TestScopePrecondition(t *testing.T) {
 	if err != nil || n != scopeChunks {
 		t.Fatalf("%d chunks (%v), want %d", n, err, scopeChunks)
 	}
-	qv, _ := fakeBow.EmbedQuery(ctx, scopeQuery)
+	qv, _ := stagetest.Embedder().EmbedQuery(ctx, scopeQuery)
 	hits, err := env.DB.Nearest(ctx, qv, scopeChunks)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -28,12 +29,12 @@ var (
 func demoFakeEnv(t *testing.T) *stages.Env {
 	t.Helper()
 	demoOnce.Do(func() {
-		db, err := openIndex(context.Background(), fakeBow, filepath.Join(repoRoot, "vault"), filepath.Join(sharedDir, "demo-fake.db"))
+		db, err := stagetest.Open(context.Background(), stagetest.Embedder(), filepath.Join(repoRoot, "vault"), filepath.Join(sharedDir, "demo-fake.db"))
 		if demoErr = err; err != nil {
 			return
 		}
 		atExit(func() { db.Close() })
-		demoEnvV = &stages.Env{DB: db, Models: fakeModels{}}
+		demoEnvV = &stages.Env{DB: db, Models: stagetest.Models{}}
 	})
 	if demoErr != nil {
 		t.Fatalf("index the demo vault: %v", demoErr)
@@ -140,6 +141,6 @@ func TestExactTiesThreeWay(t *testing.T) {
 		"ref/b-beta.md":  "# Beta reference\n\nBeta specific text about errors.\n\n" + section,
 		"other/x.md":     "# Other\n\nNothing here names the conventions.\n",
 	}
-	env := buildEnv(t, files)
+	env := stagetest.Env(t, files)
 	checkTieGroup(t, env, config(t, "keyword"), conventionsQuery, []string{"ref/a-alpha.md", "ref/b-beta.md", "ref/c-gamma.md"}, 3)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -85,7 +86,7 @@ func runKeyword(t *testing.T, env *stages.Env, k *stages.Keyword, text string) [
 }
 
 func TestKeywordStopwordsAgainstIndex(t *testing.T) {
-	env := buildEnv(t, kwVault)
+	env := stagetest.Env(t, kwVault)
 	ids := noteIDs(t, env.DB)
 	// Without analysis the stopword-stuffed note wins a conversational query.
 	plain := runKeyword(t, env, &stages.Keyword{}, "how do I renew a lease")
@@ -105,7 +106,7 @@ func TestKeywordStopwordsAgainstIndex(t *testing.T) {
 }
 
 func TestKeywordTitleWeightAndNoteScore(t *testing.T) {
-	env := buildEnv(t, kwVault)
+	env := stagetest.Env(t, kwVault)
 	ids := noteIDs(t, env.DB)
 	// Weighting the title column puts the note titled "Lease" first.
 	got := runKeyword(t, env, &stages.Keyword{TitleWeight: 20}, "lease")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -12,7 +13,7 @@ import (
 // the index was built with; naming another one is refused, not compared
 // across two vector spaces.
 func TestVectorStagesUseTheIndexEmbedder(t *testing.T) {
-	env := buildEnv(t, map[string]string{"a.md": "# A\n\nwrites stalled during compaction\n"})
+	env := stagetest.Env(t, map[string]string{"a.md": "# A\n\nwrites stalled during compaction\n"})
 	for _, tc := range []struct {
 		stage   stages.Stage
 		wantErr string

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -65,7 +66,7 @@ func TestFeedbackValidate(t *testing.T) {
 }
 
 func TestFeedbackRun(t *testing.T) {
-	env := buildEnv(t, map[string]string{
+	env := stagetest.Env(t, map[string]string{
 		"a.md": "# Lease renewal\nThe lease renewal timer fires every second.\n",
 		"b.md": "# Renewal timer\nThe renewal timer drifts under load.\n",
 		"c.md": "# Cooking\nPasta and sauce.\n",

@@ -2,14 +2,13 @@ package stages_test
 
 import (
 	"context"
-	"github.com/vault-rag/vault-rag/internal/vaulttest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -17,27 +16,13 @@ import (
 // bag-of-words embedder, and opens it.
 func fuzzIndex(f *testing.F) *index.DB {
 	f.Helper()
-	dir := f.TempDir()
-	vault := filepath.Join(dir, "vault")
-	files := map[string]string{
+	return stagetest.IndexEnv(f, stagetest.WriteVault(f, map[string]string{
 		"a.md":           "# Alpha\n\nThe lease_ttl_ms setting and FERR-4102 errors.\n\n## Night\n\nWrites got slow at night.",
 		"b.md":           "# Ünïcödé\n\nМосква 東京 القاهرة naïve café ½ ⅷ ٣",
 		"deep/c.md":      "---\ntype: log\n---\n# Gamma\n\nNEAR AND OR NOT title body column",
 		"quotes/d.md":    "# D\n\n\"quoted\" 'single' `code` (paren) [[Alpha]]",
 		"numbers/e 1.md": "# E\n\n123 4.5 6e7 0x1f",
-	}
-	vaulttest.WriteTree(f, vault, files, fileTime)
-	ctx := context.Background()
-	dbPath := filepath.Join(dir, "vault.db")
-	if _, err := index.Build(ctx, fakeBow, index.BuildOptions{VaultPath: vault, DBPath: dbPath}); err != nil {
-		f.Fatalf("build index: %v", err)
-	}
-	db, err := index.Open(ctx, dbPath)
-	if err != nil {
-		f.Fatalf("open index: %v", err)
-	}
-	f.Cleanup(func() { db.Close() })
-	return db
+	})).DB
 }
 
 // quotedTerms parses an expression of the form "t1" OR "t2" OR ... (with ""

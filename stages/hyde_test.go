@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -68,7 +69,7 @@ func TestExpandFoldsWhiteSpace(t *testing.T) {
 }
 
 func TestHydeRun(t *testing.T) {
-	env := buildEnv(t, map[string]string{
+	env := stagetest.Env(t, map[string]string{
 		"work/compaction.md": "# Compaction\n\ncompaction stalled because the disk was full\n",
 		"work/pager.md":      "# Pager\n\nthe pager rotation is weekly\n",
 		"home/bread.md":      "# Bread\n\nthe dough rose overnight\n",

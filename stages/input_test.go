@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -16,7 +17,7 @@ import (
 // cooking.md), the words a client would guess ("compaction stall") only in
 // compaction.md, and an off-topic client's in bread.md.
 func clientVault(t *testing.T) *stages.Env {
-	return buildEnv(t, map[string]string{
+	return stagetest.Env(t, map[string]string{
 		"writes.md":     "# writes\n\nWhy were writes slow? Nobody knew at first.\n",
 		"compaction.md": "# compaction\n\nA compaction stall blocks the memtable flush and ingestion backs up.\n",
 		"cooking.md":    "# cooking\n\nSlow cooking recipes.\n",
@@ -168,14 +169,14 @@ func TestVetSetsAsideAnOffTopicClient(t *testing.T) {
 	}
 }
 
-// countingModels is fakeModels counting the texts embedded as queries.
+// countingModels is stagetest.Models counting the texts embedded as queries.
 type countingModels struct {
-	fakeModels
+	stagetest.Models
 	calls atomic.Int64
 }
 
 func (m *countingModels) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
-	return countingEmbedder{fakeBow, &m.calls}, nil
+	return countingEmbedder{stagetest.Embedder(), &m.calls}, nil
 }
 
 type countingEmbedder struct {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -85,7 +86,7 @@ func TestRecencyValidate(t *testing.T) {
 }
 
 func TestRecencyRun(t *testing.T) {
-	env := buildEnv(t, map[string]string{
+	env := stagetest.Env(t, map[string]string{
 		"new.md":    "---\ndate: 2026-03-01\n---\n# New\n\nalpha\n",
 		"half.md":   "---\ndate: 2025-09-02\n---\n# Half\n\nalpha\n", // 180 days before frozenNow
 		"old.md":    "---\ndate: 2016-03-01\n---\n# Old\n\nalpha\n",

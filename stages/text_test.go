@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -149,7 +150,7 @@ var ftsVault = map[string]string{
 // index: none may be a syntax error, and the words must be found. The raw
 // text is sent too, to show the index would have refused the syntax.
 func TestMatchExprRunsInFTS5(t *testing.T) {
-	env := buildEnv(t, ftsVault)
+	env := stagetest.Env(t, ftsVault)
 	ctx := context.Background()
 	id := noteIDs(t, env.DB)
 	for _, tc := range hostile {
@@ -184,7 +185,7 @@ func TestMatchExprRunsInFTS5(t *testing.T) {
 }
 
 func TestKeywordHugeQuery(t *testing.T) {
-	env := buildEnv(t, ftsVault)
+	env := stagetest.Env(t, ftsVault)
 	ctx := context.Background()
 	for name, text := range map[string]string{
 		"100 KB word":           strings.Repeat("x", 100<<10),
@@ -200,7 +201,7 @@ func TestKeywordHugeQuery(t *testing.T) {
 }
 
 func TestKeywordScope(t *testing.T) {
-	env := buildEnv(t, ftsVault)
+	env := stagetest.Env(t, ftsVault)
 	id := noteIDs(t, env.DB)
 	k := &stages.Keyword{}
 	_ = k.Validate()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/internal/stagetest"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -24,7 +25,7 @@ func (r *recorder) Score(_ context.Context, _ string, ps []string) ([]float32, e
 func (r *recorder) CountTokens(text string) int { return len(strings.Fields(text)) }
 
 type recorderModels struct {
-	fakeModels
+	stagetest.Models
 	r *recorder
 }
 
@@ -44,7 +45,7 @@ func TestRerankWindowPassage(t *testing.T) {
 	note := "# Long note\n\nintro " + words("alpha", 20) + "\n\n## One\n\n" + words("bravo", 30) +
 		"\n\n## Two\n\nzeppelin " + words("charlie", 30) + "\n\n## Three\n\n" + words("delta", 30) +
 		"\n\n## Four\n\n" + words("echo", 30) + "\n\n## Huge\n\n" + words("foxtrot", 300) + " yankee " + words("golf", 300) + "\n"
-	env := buildEnv(t, map[string]string{"long.md": note})
+	env := stagetest.Env(t, map[string]string{"long.md": note})
 	for _, tc := range []struct {
 		query, name string
 		budget      int
