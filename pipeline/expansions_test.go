@@ -38,15 +38,6 @@ func notesJSON(t *testing.T, res *pipeline.Result) string {
 	return string(b)
 }
 
-func parse(t *testing.T, src string) *pipeline.Config {
-	t.Helper()
-	cfg, err := pipeline.Parse("t.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
-
 // TestExpansionsAbsentEchoedOrIgnored: a configuration that reads the
 // client's texts answers exactly as its plain twin when the client sends
 // none, and when it only repeats the question; a configuration that does not
@@ -54,7 +45,7 @@ func parse(t *testing.T, src string) *pipeline.Config {
 func TestExpansionsAbsentEchoedOrIgnored(t *testing.T) {
 	env := stagetest.IndexEnv(t, filepath.Join(repoRoot, "vault"))
 	ctx := context.Background()
-	expanded, plain := parse(t, expandedConfig), parse(t, plainConfig)
+	expanded, plain := inline(t, expandedConfig), inline(t, plainConfig)
 	for _, q := range []string{"why did writes get slow in the middle of the night", "FERR-4102", "feeding a sourdough starter"} {
 		want, _, err := pipeline.Run(ctx, env, plain, pipeline.Request{Text: q, Now: testNow})
 		if err != nil {
@@ -91,11 +82,11 @@ func TestExpansionsChangeTheAnswer(t *testing.T) {
 		Answer:   "Writes got slow at night because compaction fell behind: L0 files piled up and the memtable flush stalled."}
 	// Not vetted: the bag-of-words test embedder cannot tell a paraphrase
 	// from another subject (vetting is tested in stages).
-	got, _, err := pipeline.Run(ctx, env, parse(t, strings.ReplaceAll(expandedConfig, ", vet: 10", "")), req)
+	got, _, err := pipeline.Run(ctx, env, inline(t, strings.ReplaceAll(expandedConfig, ", vet: 10", "")), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, _, err := pipeline.Run(ctx, env, parse(t, plainConfig), pipeline.Request{Text: q, Now: testNow})
+	plain, _, err := pipeline.Run(ctx, env, inline(t, plainConfig), pipeline.Request{Text: q, Now: testNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +109,7 @@ func TestExpansionLimits(t *testing.T) {
 		{pipeline.Request{Text: "lease", Keywords: "lease\x00expiry\x1b[31m"}, ""}, // NUL and controls separate terms, as in the query
 	} {
 		tc.req.Now = testNow
-		_, _, err := pipeline.Run(ctx, env, parse(t, expandedConfig), tc.req)
+		_, _, err := pipeline.Run(ctx, env, inline(t, expandedConfig), tc.req)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%.40q: refused: %v", tc.req.Keywords, err)
@@ -139,7 +130,7 @@ func TestReadsExpansions(t *testing.T) {
 		{expandedConfig, true},
 		{"stages:\n  - vector: {text: [answer], embed_as: passage}\n", true},
 	} {
-		cfg := parse(t, tc.src)
+		cfg := inline(t, tc.src)
 		got := false
 		for _, s := range cfg.Stages {
 			if r, ok := s.(stages.ExpansionReader); ok && r.ReadsExpansions() {
