@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vault-rag/vault-rag/pipeline"
 )
 
 // --only keeps the parts of a full run its section names, and nothing else.
@@ -24,5 +27,33 @@ func TestSectionParts(t *testing.T) {
 	}
 	if _, err := sectionParts("recall"); err == nil || !strings.Contains(err.Error(), `no section "recall" (reindex, throughput, rerank, latency)`) {
 		t.Errorf("sectionParts(\"recall\"): %v", err)
+	}
+}
+
+// TestStandInExpansions: every request gets keywords and an answer of the
+// client's mean size, made of the questions' words, its own text untouched.
+func TestStandInExpansions(t *testing.T) {
+	reqs := []pipeline.Request{{Text: "why were writes slow"}, {Text: "feeding a sourdough starter"}}
+	got := withStandInExpansions(reqs)
+	if len(got) != len(reqs) {
+		t.Fatalf("%d requests, want %d", len(got), len(reqs))
+	}
+	vocab := strings.Fields(reqs[0].Text + " " + reqs[1].Text)
+	for i, r := range got {
+		if r.Text != reqs[i].Text {
+			t.Errorf("request %d: text %q changed to %q", i, reqs[i].Text, r.Text)
+		}
+		kw, ans := strings.Fields(r.Keywords), strings.Fields(r.Answer)
+		if len(kw) != standInKeywords || len(ans) != standInAnswer {
+			t.Errorf("request %d: %d keywords and %d answer words, want %d and %d", i, len(kw), len(ans), standInKeywords, standInAnswer)
+		}
+		for _, w := range append(kw, ans...) {
+			if !slices.Contains(vocab, w) {
+				t.Errorf("request %d: word %q is not one of the questions'", i, w)
+			}
+		}
+	}
+	if reqs[0].Keywords != "" {
+		t.Error("the requests given were changed")
 	}
 }

@@ -81,6 +81,23 @@ async function exercise(client, label) {
   c('vault_search reports its stages and what is degraded', Array.isArray(s.json?.stages) && s.json.stages.length > 0 &&
     Array.isArray(s.json?.degraded), s.text.slice(0, 300));
 
+  // The client's expansions: the schema says what to write, the search takes
+  // them, and the served configuration's stages say they read them.
+  const searchTool = tools.find((t) => t.name === 'vault_search');
+  const props = searchTool?.inputSchema?.properties ?? {};
+  c('vault_search describes its optional keywords and hypothetical_answer', ['keywords', 'hypothetical_answer'].every((k) =>
+    props[k]?.type === 'string' && /Optional/.test(props[k]?.description ?? '') && /Example/.test(props[k]?.description ?? '') &&
+    !(searchTool.inputSchema.required ?? []).includes(k)), JSON.stringify(props.keywords ?? {}).slice(0, 200));
+  const x = await callTool(client, 'vault_search', {
+    query: 'why did writes get slow in the middle of the night', k: 3,
+    keywords: 'compaction stall write stall memtable flush L0 latency',
+    hypothetical_answer: 'Writes got slow at night because compaction fell behind: L0 files piled up and the memtable flush stalled writes.',
+  });
+  c('vault_search takes the client\'s keywords and answer', !x.isError && (x.json?.notes ?? []).length >= 1 &&
+    (x.json?.stages ?? []).some((st) => /the client's keywords and answer read as sent/.test(st.info ?? '')), x.text.slice(0, 400));
+  const tooLong = await callTool(client, 'vault_search', { query: 'x', hypothetical_answer: 'a'.repeat(20000) });
+  c('an over-long hypothetical_answer is refused', tooLong.isError && /answer|hypothetical_answer/.test(tooLong.text), tooLong.text.slice(0, 200));
+
   const scoped = await callTool(client, 'vault_search', { query: 'what went wrong overnight', path: 'personal/' });
   c('a scoped vault_search reports the escalation outcome', !scoped.isError &&
     /^(filled|drained|ladder-end):/.test(scoped.json?.scope?.outcome ?? '') &&

@@ -198,8 +198,11 @@ func (s *State) ClientTrusted(ctx context.Context, env *Env, rank int) (bool, st
 // text is what a retrieval stage searches: the request's texts it names;
 // the question alone when vetting finds the client's off it (info says so).
 func (s *State) text(ctx context.Context, env *Env, sources []string, vet int) (string, string, error) {
-	if vet == 0 || !readsExpansions(sources) || !s.Query.Expanded() {
+	if !readsExpansions(sources) || !s.Query.Expanded() {
 		return s.Query.Compose(sources), "", nil
+	}
+	if vet == 0 {
+		return s.Query.Compose(sources), s.Query.readInfo(sources), nil
 	}
 	ok, info, err := s.ClientTrusted(ctx, env, vet)
 	if err != nil {
@@ -209,6 +212,21 @@ func (s *State) text(ctx context.Context, env *Env, sources []string, vet int) (
 		return s.Query.Compose(sources), info, nil
 	}
 	return s.Query.Text, info, nil
+}
+
+// readInfo is the info line of a stage that reads the client's texts
+// unvetted: which of them it searched with the question.
+func (q Query) readInfo(sources []string) string {
+	var sent []string
+	for _, src := range sources {
+		if src != SourceQuery && q.Source(src) != "" {
+			sent = append(sent, src)
+		}
+	}
+	if len(sent) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the client's %s read as sent (not vetted)", strings.Join(sent, " and "))
 }
 
 // dot is the inner product of two vectors (a cosine for unit vectors).

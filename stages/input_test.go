@@ -112,6 +112,12 @@ func TestStagesReadTheirTexts(t *testing.T) {
 	if got := paths(t, env, withKW.Ranking); !slices.Contains(got, "compaction.md") {
 		t.Errorf("query + keywords: %v, want compaction.md among them", got)
 	}
+	if info := withKW.Steps[0].Info; !strings.Contains(info, "the client's keywords read as sent") {
+		t.Errorf("query + keywords: info %q does not say the client's keywords were read", info)
+	}
+	if info := plain.Steps[0].Info; strings.Contains(info, "client") {
+		t.Errorf("query alone: info %q speaks of the client's text it did not read", info)
+	}
 	if withKW.Lists[0].Stage != "kw-client" {
 		t.Errorf("list named %q, want kw-client", withKW.Lists[0].Stage)
 	}
