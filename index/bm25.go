@@ -43,6 +43,8 @@ var (
 type bm25Plan struct {
 	phrases     []string
 	title, body float64 // column weights
+	// minMatch and commonShare are KeywordQuery's MinMatch and CommonShare.
+	minMatch, commonShare float64
 }
 
 // planBM25 returns the plan for a query, ok false when FTS5 must run it (not
@@ -56,7 +58,10 @@ func planBM25(ctx context.Context, q KeywordQuery) (bm25Plan, bool, error) {
 	if err != nil {
 		return bm25Plan{}, false, err
 	}
-	p := bm25Plan{title: q.TitleWeight, body: q.BodyWeight}
+	p := bm25Plan{title: q.TitleWeight, body: q.BodyWeight, minMatch: q.MinMatch, commonShare: q.CommonShare}
+	if p.commonShare == 0 {
+		p.commonShare = DefaultCommonShare
+	}
 	for _, t := range toks {
 		if len(t) != 1 {
 			return bm25Plan{}, false, nil
@@ -180,8 +185,9 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 	idf := make([]float64, len(p.phrases))
 	cur := make([]*postingCursor, len(p.phrases))
 	type term struct {
-		c  *postingCursor
-		ub float64 // more than the term can add to a chunk's score
+		c    *postingCursor
+		ub   float64 // more than the term can add to a chunk's score
+		rare bool    // counted by minMatch
 	}
 	var terms []term
 	index := map[*postingCursor]int{}
@@ -201,7 +207,7 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 		if !ok {
 			j = len(terms)
 			index[c] = j
-			terms = append(terms, term{c: c})
+			terms = append(terms, term{c: c, rare: float64(nHit) <= p.commonShare*float64(nRow)})
 			c.next()
 		}
 		terms[j].ub += x * k1p1 * (1 + 1e-6) // margin for rounding
@@ -220,6 +226,16 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 	for j, t := range terms {
 		sum += t.ub
 		prefix[j] = sum
+	}
+	need := 0 // rare terms a chunk must hold
+	if p.minMatch > 0 {
+		rare := 0
+		for _, t := range terms {
+			if t.rare {
+				rare++
+			}
+		}
+		need = int(math.Ceil(p.minMatch*float64(rare) - 1e-9))
 	}
 	h := topN[float64]{n: cut}
 	matched := 0
@@ -241,6 +257,22 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 		}
 		for _, t := range terms[:skip] {
 			t.c.seek(id)
+		}
+		held := 0
+		for _, t := range terms {
+			if t.rare && !t.c.done && t.c.cur.id == id {
+				held++
+			}
+		}
+		if held < need {
+			// Not a match: skipped as a chunk of no term is. Skipping
+			// by θ stays sound: a chunk it passes over could not be kept.
+			for _, t := range terms {
+				if !t.c.done && t.c.cur.id == id {
+					t.c.next()
+				}
+			}
+			continue
 		}
 		matched++
 		score := 0.0

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -346,5 +347,91 @@ func TestPostingSeek(t *testing.T) {
 				t.Errorf("%d postings cut at %d of %d bytes: %d decoded without error", n, cut, len(data), len(ps))
 			}
 		}
+	}
+}
+
+// TestMinMatchFiltersTheOR: with MinMatch, the postings return exactly the
+// OR search's chunks (FTS5's, same scores, same order) that hold at least
+// the share of the query's distinct rare terms, rare as counted from FTS5
+// itself (a term in no chunk is not counted); without a rare term, the OR
+// search.
+func TestMinMatchFiltersTheOR(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(3))
+	vault := t.TempDir()
+	dbPath := filepath.Join(t.TempDir(), "index.db")
+	vaulttest.WriteTree(t, vault, bm25Vault(rng, 150), testTime)
+	build(t, newFake(), vault, dbPath, false)
+	d := open(t, dbPath)
+	var nRow float64
+	if err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&nRow); err != nil {
+		t.Fatal(err)
+	}
+	all := func(terms []string) []Hit {
+		hits, err := d.Keyword(ctx, KeywordQuery{Terms: terms, Limit: 1 << 20, PerChunk: true, Engine: FTS5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	checked, constrained := 0, 0
+	for _, q := range bm25Queries(rng, 80) {
+		terms, ok := quotedTerms(q)
+		if _, onPostings, err := planBM25(ctx, KeywordQuery{Terms: terms}); !ok || err != nil || !onPostings {
+			continue
+		}
+		// Each distinct token's chunks, from FTS5.
+		toks, err := tokenizer.queryTokens(ctx, terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		holds := map[string]map[int64]bool{}
+		for _, tok := range toks {
+			set := map[int64]bool{}
+			for _, h := range all(tok) {
+				set[h.ChunkID] = true
+			}
+			holds[tok[0]] = set
+		}
+		for _, share := range []float64{0.05, 0.3} {
+			for _, mm := range []float64{0.5, 1} {
+				rare := 0
+				for _, set := range holds {
+					if len(set) > 0 && float64(len(set)) <= share*nRow {
+						rare++
+					}
+				}
+				need := int(math.Ceil(mm * float64(rare)))
+				var want []Hit
+				for _, h := range all(terms) {
+					held := 0
+					for _, set := range holds {
+						if float64(len(set)) <= share*nRow && set[h.ChunkID] {
+							held++
+						}
+					}
+					if held >= need {
+						want = append(want, h)
+					}
+				}
+				if need > 0 && len(want) < len(all(terms)) {
+					constrained++
+				}
+				for _, limit := range []int{3, 40} {
+					got, err := d.Keyword(ctx, KeywordQuery{Terms: terms, Limit: limit, PerChunk: true, MinMatch: mm, CommonShare: share})
+					if err != nil {
+						t.Fatal(err)
+					}
+					w := want[:min(limit, len(want))]
+					if len(got) != len(w) || (len(w) > 0 && !reflect.DeepEqual(got, w)) {
+						t.Fatalf("%s, min match %v of rare (≤ %v): got %v\nwant %v", q, mm, share, got, w)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked == 0 || constrained == 0 {
+		t.Fatalf("%d searches checked, %d constrained by min match: the test checks nothing", checked, constrained)
 	}
 }

@@ -26,7 +26,23 @@ type KeywordQuery struct {
 	// default each note's best chunk stands for it, once.
 	PerChunk bool
 	Engine   Engine
+	// MinMatch, above 0, keeps only the chunks that hold at least this share
+	// (0..1, rounded up) of the query's distinct rare terms: those found in
+	// at most CommonShare of the chunks (0 means DefaultCommonShare). It is
+	// Lucene's common-terms query with minimum_should_match: a chunk that
+	// shares only the question's common words with it ("why", "did", "the",
+	// "in") is no match, and its common words still add to the score of a
+	// chunk that is. A term found in no chunk is not counted; a query
+	// without a rare term is not constrained. The
+	// postings run it; a query FTS5 must run (a term of several tokens, such
+	// as lease_ttl_ms) is an OR of its terms, as before.
+	MinMatch    float64
+	CommonShare float64
 }
+
+// DefaultCommonShare is the share of chunks above which a term is common for
+// KeywordQuery.MinMatch: in one chunk of 20.
+const DefaultCommonShare = 0.05
 
 // Engine is what runs a keyword search. Both give the same hits with the
 // same scores, to the bit (tested on every dataset's queries).

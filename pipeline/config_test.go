@@ -245,6 +245,23 @@ func TestParseSettingErrorKey(t *testing.T) {
 	}
 }
 
+// TestParseMinMatch: the keyword stage's min_match and common_share are
+// shares, refused outside 0..1 at their own line.
+func TestParseMinMatch(t *testing.T) {
+	if _, err := pipeline.Parse("ok.yaml", []byte("stages:\n  - keyword: {min_match: 0.5, common_share: 0.05}\n")); err != nil {
+		t.Errorf("min_match 0.5, common_share 0.05: %v", err)
+	}
+	for key, want := range map[string]string{
+		"min_match: 1.5":     "bad.yaml:3: stage keyword: min_match 1.5 is outside 0..1",
+		"common_share: -0.1": "bad.yaml:3: stage keyword: common_share -0.1 is outside 0..1",
+	} {
+		_, err := pipeline.Parse("bad.yaml", []byte("stages:\n  - keyword:\n      "+key+"\n"))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %q", key, err, want)
+		}
+	}
+}
+
 func TestParseSyntaxErrorNamesFile(t *testing.T) {
 	_, err := pipeline.Parse("bad.yaml", []byte("name: x\nstages: [\n"))
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.yaml:") {

@@ -34,6 +34,13 @@ type Keyword struct {
 	// question's Vet-th nearest note (State.ClientTrusted; needs the
 	// embedder). 0 (default) takes them as sent.
 	Vet int `yaml:"vet"`
+	// MinMatch, above 0, keeps only the notes whose matching chunk holds at
+	// least this share (0..1) of the query's rare terms, those in at most
+	// CommonShare of the chunks (default index.DefaultCommonShare); see
+	// index.KeywordQuery.MinMatch. 0 (default): any term matches, and
+	// common_share is not read.
+	MinMatch    float64 `yaml:"min_match"`
+	CommonShare float64 `yaml:"common_share"`
 }
 
 // KeywordName is the keyword stage's configuration key and its list's
@@ -77,6 +84,12 @@ func (k *Keyword) Validate() error {
 	case ScoreChunk, ScoreNote:
 	default:
 		return settingErrorf("score", "score %q is not %s or %s", k.Score, ScoreChunk, ScoreNote)
+	}
+	if math.IsNaN(k.MinMatch) || k.MinMatch < 0 || k.MinMatch > 1 {
+		return settingErrorf("min_match", "min_match %v is outside 0..1", k.MinMatch)
+	}
+	if math.IsNaN(k.CommonShare) || k.CommonShare < 0 || k.CommonShare > 1 {
+		return settingErrorf("common_share", "common_share %v is outside 0..1", k.CommonShare)
 	}
 	if err := validateText(&k.Text); err != nil {
 		return err
@@ -131,7 +144,7 @@ func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms []st
 	if len(terms) == 0 {
 		return nil, "no searchable terms in the query", nil
 	}
-	q := index.KeywordQuery{Terms: terms, TitleWeight: k.TitleWeight, Limit: k.Limit, Filter: f}
+	q := index.KeywordQuery{Terms: terms, TitleWeight: k.TitleWeight, Limit: k.Limit, Filter: f, MinMatch: k.MinMatch, CommonShare: k.CommonShare}
 	if k.Score == ScoreChunk {
 		hits, err := env.DB.Keyword(ctx, q)
 		if err != nil {
