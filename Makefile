@@ -71,7 +71,7 @@ bench: setup build
 
 ## fuzz: run each fuzz target briefly (FUZZTIME each, one after another); seeds live in */testdata/fuzz/
 FUZZTIME ?= 10s
-FUZZ_TARGETS := vault:FuzzParseNote vault:FuzzChunkNote vault:FuzzExtractLinks stages:FuzzMatchExpr pipeline:FuzzParseConfig pipeline:FuzzQuery
+FUZZ_TARGETS := internal/vault:FuzzParseNote internal/vault:FuzzChunkNote internal/vault:FuzzExtractLinks stages:FuzzMatchExpr pipeline:FuzzParseConfig pipeline:FuzzQuery
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; \

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
-	"github.com/vault-rag/vault-rag/vault"
 )
 
 // DefaultNow is the clock every eval query runs at, so recency is reproducible.

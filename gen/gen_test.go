@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vault-rag/vault-rag/vault"
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // treeHash digests every file and folder under root: path, content and

@@ -3,8 +3,8 @@ package index
 import (
 	"context"
 	"errors"
+	vpkg "github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
-	vpkg "github.com/vault-rag/vault-rag/vault"
 	"os"
 	"os/exec"
 	"path/filepath"

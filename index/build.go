@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vault-rag/vault-rag/vault"
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // Embedder is what the indexer needs of an embedding model.

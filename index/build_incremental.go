@@ -8,7 +8,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/vault-rag/vault-rag/vault"
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // buildIncremental changes the index at opts.DBPath in one transaction:

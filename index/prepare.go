@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/vault-rag/vault-rag/vault"
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // parsed is a note ready to be written: parsed, chunked, and per chunk its

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
-	"github.com/vault-rag/vault-rag/vault"
 )
 
 // TestVaultNeverWritten runs every command that reads the vault or the eval

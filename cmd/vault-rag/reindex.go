@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
-	"github.com/vault-rag/vault-rag/vault"
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 func cmdReindex(ctx context.Context, args []string) error {

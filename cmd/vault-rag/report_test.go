@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
-	"github.com/vault-rag/vault-rag/vault"
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // TestPrintReportGroupsProblems: the reindex output prints a kind of problem
