@@ -42,11 +42,12 @@ test: setup
 test-short: setup
 	go test $(GOFLAGS_TAGS) -short -count=1 ./...
 
-## eval: score every configuration on the demo vault, Cranfield, CACM and the two real vaults (Obsidian
-##   developer docs, blue-book), without and with the client expansions of ../shared/client-expansions
+## eval: score every configuration on the demo vault, Cranfield, CACM and the three real vaults (Obsidian
+##   developer docs, blue-book, the Chinese Obsidian help), without and with the client expansions of
+##   ../shared/client-expansions; each dataset indexed with the model a first index of it would choose
 EVAL_DATASETS := --dataset demo --dataset ../shared/datasets/cranfield --dataset ../shared/datasets/cacm \
 	--dataset ../shared/datasets/obsidian-dev-docs --dataset ../shared/datasets/blue-book \
-	--expansions ../shared/client-expansions
+	--dataset ../shared/datasets/obsidian-help-zh --expansions ../shared/client-expansions
 eval: setup
 	$(BIN) eval $(EVAL_DATASETS) --report report
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +68,11 @@ type BuildOptions struct {
 	// NoCache embeds every chunk and keeps nothing in the embedding cache
 	// (CachePath) beside the index: a benchmark of the model's throughput.
 	NoCache bool
+
+	// script and scriptShare are the vault's dominant script and its share
+	// of the letters, counted by Build and recorded by finish.
+	script      string
+	scriptShare float64
 }
 
 // Progress is where a build is.
@@ -96,6 +102,11 @@ type Counts struct {
 	Embedded  int    `json:"embedded"` // chunks run through the model
 	Reused    int    `json:"reused"`   // chunks whose stored embedding was kept
 	Truncated int    `json:"truncated"`
+	// Script is the vault's dominant writing system ("Latin", "Han", …)
+	// and ScriptShare its share of the letters (vault.ScriptCounts: the
+	// first KiB of every note), recorded in the index (DB.Script).
+	Script      string  `json:"script,omitempty"`
+	ScriptShare float64 `json:"script_share,omitempty"`
 }
 
 // Report says what a build did.
@@ -116,6 +127,11 @@ func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error)
 	if err != nil {
 		return Report{}, err
 	}
+	counts := vault.ScriptCounts{}
+	for _, f := range files {
+		counts.Add(f.Raw)
+	}
+	opts.script, opts.scriptShare = counts.Dominant()
 	var rep Report
 	if opts.Incremental {
 		rep, err = buildIncremental(ctx, emb, opts, files)
@@ -130,6 +146,7 @@ func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error)
 	if err != nil {
 		return rep, err
 	}
+	rep.Script, rep.ScriptShare = opts.script, opts.scriptShare
 	rep.Skipped = append(skipped, rep.Skipped...)
 	sort.Slice(rep.Skipped, func(i, j int) bool { return rep.Skipped[i].Path < rep.Skipped[j].Path })
 	rep.Duration = time.Since(start)
@@ -165,7 +182,7 @@ func countTruncated(cs []vault.Chunk) int {
 }
 
 // finish resolves wikilinks to note ids and records what the index is.
-func finish(ctx context.Context, tx *sql.Tx, emb Embedder, vault string) error {
+func finish(ctx context.Context, tx *sql.Tx, emb Embedder, opts BuildOptions) error {
 	if err := resolveLinks(ctx, tx); err != nil {
 		return fmt.Errorf("resolve links: %w", err)
 	}
@@ -176,7 +193,7 @@ func finish(ctx context.Context, tx *sql.Tx, emb Embedder, vault string) error {
 	if err != nil {
 		return err
 	}
-	absVault, _ := filepath.Abs(vault)
+	absVault, _ := filepath.Abs(opts.VaultPath)
 	meta := map[string]string{
 		"schema_version": SchemaVersion,
 		"embedder":       emb.Name(),
@@ -184,6 +201,8 @@ func finish(ctx context.Context, tx *sql.Tx, emb Embedder, vault string) error {
 		"built_at":       time.Now().UTC().Format(time.RFC3339),
 		"vault":          absVault,
 		"fingerprint":    fp,
+		"script":         opts.script,
+		"script_share":   strconv.FormatFloat(opts.scriptShare, 'f', 4, 64),
 	}
 	for k, v := range meta {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {

@@ -78,7 +78,7 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 	if err := w.kw.flush(ctx, tx); err != nil {
 		return rep, err
 	}
-	if err := finish(ctx, tx, emb, opts.VaultPath); err != nil {
+	if err := finish(ctx, tx, emb, opts); err != nil {
 		return rep, err
 	}
 	if err := tx.Commit(); err != nil {

@@ -179,7 +179,7 @@ func writeChanges(ctx context.Context, db *sql.DB, emb Embedder, opts BuildOptio
 	if err := w.kw.flush(ctx, tx); err != nil {
 		return err
 	}
-	if err := finish(ctx, tx, emb, opts.VaultPath); err != nil {
+	if err := finish(ctx, tx, emb, opts); err != nil {
 		return err
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks WHERE truncated)`).Scan(&rep.Notes, &rep.Chunks, &rep.Truncated); err != nil {

@@ -12,8 +12,9 @@ import (
 )
 
 // SchemaVersion changes whenever the tables below change; an index of another
-// version is rebuilt, never migrated.
-const SchemaVersion = "3"
+// version is rebuilt, never migrated. 4: chunks_fts and the keyword postings
+// hold Chinese, Japanese and Korean text as bigrams (SplitCJK).
+const SchemaVersion = "4"
 
 var vecOnce sync.Once
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -229,6 +230,14 @@ func (d *DB) Meta(key string) string { return d.meta[key] }
 // Embedder is the model the index was embedded with: the one a query must be
 // embedded by to be compared with the stored vectors.
 func (d *DB) Embedder() string { return d.meta["embedder"] }
+
+// Script is the vault's dominant writing system when it was last built and
+// that script's share of its letters ("" and 0 for an index that did not
+// record it).
+func (d *DB) Script() (string, float64) {
+	share, _ := strconv.ParseFloat(d.meta["script_share"], 64)
+	return d.meta["script"], share
+}
 
 // Stale reports whether the file at Path is no longer the one opened: a full
 // rebuild renamed a new file into place. (An incremental build changes the open

@@ -96,10 +96,11 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 		if c.Heading != "" {
 			ftsBody = c.Heading + "\n" + c.Body
 		}
-		if _, err := w.fts.ExecContext(ctx, cid, n.Title, ftsBody); err != nil {
+		ftsTitle, ftsBody := SplitCJK(n.Title), SplitCJK(ftsBody)
+		if _, err := w.fts.ExecContext(ctx, cid, ftsTitle, ftsBody); err != nil {
 			return fmt.Errorf("index chunk text of %s: %w", n.Path, err)
 		}
-		if err := w.kw.add(ctx, cid, n.Title, ftsBody); err != nil {
+		if err := w.kw.add(ctx, cid, ftsTitle, ftsBody); err != nil {
 			return err
 		}
 		if !vecs {

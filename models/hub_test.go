@@ -83,6 +83,10 @@ func TestManifestPinsRevisions(t *testing.T) {
 		// No commit hash for Xenova/bge-small-en-v1.5 could be found from
 		// here; the sha256 still decides, and Maven Central ships the same bytes.
 		"bge-small-en-v1.5-q": "revision of Xenova/bge-small-en-v1.5 unknown",
+		// Likewise for Xenova/bge-small-zh-v1.5 (2026-12-01): Maven Central's
+		// langchain4j jars ship Xenova's files, sha256 as pinned.
+		"bge-small-zh-v1.5":   "revision of Xenova/bge-small-zh-v1.5 unknown",
+		"bge-small-zh-v1.5-q": "revision of Xenova/bge-small-zh-v1.5 unknown",
 	}
 	pinned := regexp.MustCompile(`^https://huggingface\.co/[^/]+/[^/]+/resolve/[0-9a-f]{40}/`)
 	m, err := LoadManifest()

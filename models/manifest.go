@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 //go:embed manifest.json
@@ -46,7 +47,12 @@ type Spec struct {
 	// every dataset, each shipped configuration's mean nDCG@10 within three
 	// standard errors of the reference's (eval.QualityBound), QualitySD being
 	// the measured standard deviation of the per-query difference.
-	Reference string   `json:"reference,omitempty"`
+	Reference string `json:"reference,omitempty"`
+	// Scripts are the writing systems an embedder was trained on, as
+	// unicode's script names ("Latin", "Han"): a vault written mostly in
+	// another is searched well by keyword and poorly by vector, and is told
+	// so (the reindex report, /health, vault_delta).
+	Scripts   []string `json:"scripts,omitempty"`
 	QualitySD float64  `json:"quality_sd,omitempty"`
 	Files     []File   `json:"files"`
 	Sources   []Source `json:"sources"`
@@ -117,6 +123,44 @@ func (m Manifest) GateModel(name string) string {
 		return s.Reference
 	}
 	return name
+}
+
+// EmbedderFor is the users' embedder for a vault written mostly in script:
+// the first int8 export (a model with a Reference) whose Scripts name it,
+// else DefaultEmbedder (the English model, whose keyword branch still works
+// on any script).
+func (m Manifest) EmbedderFor(script string) string {
+	for _, s := range m.Models {
+		if s.Role == RoleEmbedder && s.Reference != "" && s.Covers(script) {
+			return s.Name
+		}
+	}
+	return DefaultEmbedder
+}
+
+// Covers says whether the model was trained on text of script; a model
+// that names no scripts is taken to read any.
+func (s Spec) Covers(script string) bool {
+	if len(s.Scripts) == 0 {
+		return true
+	}
+	for _, sc := range s.Scripts {
+		if sc == script {
+			return true
+		}
+	}
+	return false
+}
+
+// ScriptWarning is what to tell the user of a vault written mostly in
+// script (share of its letters) and indexed with this model; "" when the
+// model reads that script, or there is no text.
+func (s Spec) ScriptWarning(script string, share float64) string {
+	if script == "" || s.Covers(script) {
+		return ""
+	}
+	return fmt.Sprintf("%.0f%% of this vault's letters are %s, and the embedder %s was trained on %s text: keyword search works, vector search will rank by script more than by meaning",
+		100*share, script, s.Name, strings.Join(s.Scripts, " and "))
 }
 
 func (m Manifest) names() string {

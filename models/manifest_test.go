@@ -141,3 +141,40 @@ func TestISAFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedderForScript: a Chinese vault gets the Chinese int8 model, any
+// other script the English default; the warning names a script the model
+// was not trained on, and only that.
+func TestEmbedderForScript(t *testing.T) {
+	m, err := LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for script, want := range map[string]string{"Latin": DefaultEmbedder, "Han": "bge-small-zh-v1.5-q", "Cyrillic": DefaultEmbedder, "": DefaultEmbedder} {
+		if got := m.EmbedderFor(script); got != want {
+			t.Errorf("EmbedderFor(%q) = %s, want %s", script, got, want)
+		}
+	}
+	for _, name := range []string{"bge-small-zh-v1.5", "bge-small-zh-v1.5-q"} {
+		s, err := m.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Dim != 512 || s.QueryPrefix == "" || !s.Covers("Han") {
+			t.Errorf("%s: dim %d, query prefix %q, covers Han %v", name, s.Dim, s.QueryPrefix, s.Covers("Han"))
+		}
+		if got := m.GateModel(name); got != "bge-small-zh-v1.5" {
+			t.Errorf("GateModel(%s) = %s, want the fp32 original", name, got)
+		}
+	}
+	en, _ := m.Lookup(DefaultEmbedder)
+	if w := en.ScriptWarning("Cyrillic", 0.81); !strings.Contains(w, "81% of this vault's letters are Cyrillic") || !strings.Contains(w, "keyword search works") {
+		t.Errorf("warning for a Cyrillic vault: %q", w)
+	}
+	if w := en.ScriptWarning("Latin", 0.99); w != "" {
+		t.Errorf("warning for a Latin vault: %q", w)
+	}
+	if w := en.ScriptWarning("", 0); w != "" {
+		t.Errorf("warning for an empty vault: %q", w)
+	}
+}

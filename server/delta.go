@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vault"
+	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -27,11 +28,12 @@ const (
 	MaxDeltaTitleBytes = 1 << 10
 )
 
-// cyrillicShare is the share of an item's letters above which it is written
-// "in Cyrillic": an English embedding model maps such text by script, not
-// meaning (two unrelated Russian sentences score as near as two paraphrases),
-// so a similarity for it would be noise either way.
-const cyrillicShare = 0.2
+// foreignShare is the share of an item's letters, in scripts the index's
+// embedder was not trained on, above which it is unscored: an English model
+// maps Cyrillic or Chinese text by script, not meaning (two unrelated
+// Russian sentences score as near as two paraphrases), so a similarity for
+// it would be noise either way.
+const foreignShare = 0.2
 
 // Delta statuses.
 const (
@@ -117,20 +119,22 @@ func deltaItems(a args) ([]candidate, error) {
 	return out, nil
 }
 
-// mostlyCyrillic reports whether more than cyrillicShare of text's letters are
-// Cyrillic.
-func mostlyCyrillic(text string) bool {
-	letters, cyr := 0, 0
-	for _, r := range text {
-		if !unicode.IsLetter(r) {
-			continue
-		}
-		letters++
-		if unicode.Is(unicode.Cyrillic, r) {
-			cyr++
+// foreignScript says, for text mostly (more than foreignShare of its
+// letters) in scripts the model does not read, which of them has the most
+// letters; "" otherwise.
+func foreignScript(text string, spec models.Spec) string {
+	if vault.ShareOutside(text, spec.Scripts) <= foreignShare || len(spec.Scripts) == 0 {
+		return ""
+	}
+	c := vault.ScriptCounts{}
+	c.Add([]byte(text))
+	best := ""
+	for sc, n := range c {
+		if !spec.Covers(sc) && (best == "" || n > c[best] || (n == c[best] && sc < best)) {
+			best = sc
 		}
 	}
-	return letters > 0 && float64(cyr) > cyrillicShare*float64(letters)
+	return best
 }
 
 // passage is what a candidate is embedded as: like a chunk, title then text.
@@ -159,15 +163,19 @@ func (s *Server) delta(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedder for the index: %w", err)
 	}
+	spec, err := s.opts.Registry.Manifest().Lookup(emb.Name())
+	if err != nil {
+		return nil, err
+	}
 	out := DeltaResult{Threshold: threshold, Model: emb.Name(), Items: make([]DeltaItem, len(items)),
 		Counts: map[string]int{StatusCovered: 0, StatusNew: 0, StatusLanguage: 0}}
 	var texts []string
 	var at []int
 	for i, c := range items {
 		out.Items[i] = DeltaItem{Index: i, Title: c.title}
-		if mostlyCyrillic(c.passage()) {
+		if sc := foreignScript(c.passage(), spec); sc != "" {
 			out.Items[i].Status = StatusLanguage
-			out.Items[i].Reason = "mostly Cyrillic text: the English embedding model would score its script, not its meaning"
+			out.Items[i].Reason = fmt.Sprintf("mostly %s text: the embedder %s, trained on %s text, would score its script, not its meaning", sc, spec.Name, strings.Join(spec.Scripts, " and "))
 			continue
 		}
 		texts = append(texts, c.passage())

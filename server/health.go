@@ -39,6 +39,19 @@ type Health struct {
 	OtherConfigurations []ConfigHealth `json:"other_configurations"`
 	Reindex             ReindexStatus  `json:"reindex"`
 	Watch               bool           `json:"watch"`
+	// Language is the vault's dominant writing system and the index's
+	// embedder; its Warning, when the embedder was not trained on that
+	// script, says what works and what does not. It never changes Status:
+	// every stage runs, the vector branch ranks poorly.
+	Language *LanguageHealth `json:"language,omitempty"`
+}
+
+// LanguageHealth is what /health says of the vault's language.
+type LanguageHealth struct {
+	Script   string  `json:"script"`       // "Latin", "Han", … (vault.ScriptOf)
+	Share    float64 `json:"script_share"` // of the vault's letters, when last indexed
+	Embedder string  `json:"embedder"`
+	Warning  string  `json:"warning,omitempty"`
 }
 
 // ModelHealth is one model of the manifest in this process.
@@ -163,6 +176,12 @@ func (s *Server) Health(ctx context.Context) Health {
 			h.Index = err.Error()
 		} else {
 			h.Notes, h.Chunks = st.Notes, st.Chunks
+			if script, share := hd.db.Script(); script != "" {
+				h.Language = &LanguageHealth{Script: script, Share: share, Embedder: hd.db.Embedder()}
+				if spec, err := reg.Manifest().Lookup(hd.db.Embedder()); err == nil {
+					h.Language.Warning = spec.ScriptWarning(script, share)
+				}
+			}
 			if !st.BuiltAt.IsZero() {
 				h.BuiltAt = st.BuiltAt.UTC().Format(time.RFC3339)
 				age := int64(s.opts.Clock().Sub(st.BuiltAt) / time.Second)
@@ -190,6 +209,9 @@ func (h Health) summary() string {
 	}
 	for _, d := range h.DegradedStages {
 		b.WriteString("; degraded: " + d)
+	}
+	if h.Language != nil && h.Language.Warning != "" {
+		b.WriteString("; language: " + h.Language.Warning)
 	}
 	if len(h.OtherConfigurations) > 0 {
 		names := make([]string, len(h.OtherConfigurations))

@@ -25,6 +25,7 @@ import (
 
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/models/bow"
 )
 
 // copyFixture copies the test vault and its index for a test that changes
@@ -854,5 +855,42 @@ func serveStdio(t *testing.T, cmd *exec.Cmd, wantConfig string) {
 	}
 	if !strings.Contains(stderr.String(), "serving MCP over stdio") {
 		t.Errorf("logs should go to stderr; stderr was %q", stderr.String())
+	}
+}
+
+// TestHealthLanguage: /health says which script the vault is written in and,
+// when the index's embedder was not trained on it, warns — without changing
+// the status: every stage still runs.
+func TestHealthLanguage(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, note, script string
+		warn               bool
+	}{
+		{"English vault", "# Leases\n\nA lease expires when its holder stops renewing it in time.\n", "Latin", false},
+		{"Russian vault", "# Аренда\n\nАренда истекает, когда держатель перестаёт её продлевать вовремя.\n", "Cyrillic", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vault := t.TempDir()
+			vaulttest.WriteTree(t, vault, map[string]string{"a.md": tc.note, "b.md": tc.note}, fixedNow)
+			db := filepath.Join(t.TempDir(), "vault.db")
+			// The bag-of-words embedder under the English model's name: the
+			// manifest says which scripts that model reads.
+			emb := bow.Embedder{ModelName: models.DefaultEmbedder}
+			if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
+				t.Fatal(err)
+			}
+			s := newModelFreeServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.ConfigName = vault, db, "keyword" })
+			h := s.Health(ctx)
+			if h.Language == nil || h.Language.Script != tc.script || h.Language.Embedder != models.DefaultEmbedder || h.Language.Share < 0.9 {
+				t.Fatalf("language %+v, want %s by %s", h.Language, tc.script, models.DefaultEmbedder)
+			}
+			if got := h.Language.Warning != ""; got != tc.warn || (tc.warn && !strings.Contains(h.Language.Warning, "Cyrillic")) {
+				t.Errorf("warning %q, want one: %v", h.Language.Warning, tc.warn)
+			}
+			if h.Status == StatusError {
+				t.Errorf("status %s: the language must not make the index unreadable", h.Status)
+			}
+		})
 	}
 }

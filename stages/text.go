@@ -14,12 +14,13 @@ import (
 const MaxQueryTerms = 256
 
 // Terms splits text into the lower-cased alphanumeric runs FTS5's unicode61
-// tokenizer would index, in order, at most MaxQueryTerms. A repeated word is
+// tokenizer would index, in order, at most MaxQueryTerms; a run of Han, Kana
+// or Hangul becomes its bigrams first, as the index holds it (index.SplitCJK). A repeated word is
 // kept each time: in an OR query bm25 sums over the terms, so repetition is
 // the query's term frequency (on Cranfield it is worth +0.005 nDCG@10).
 func Terms(text string) []string {
 	var out []string
-	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+	for _, f := range strings.FieldsFunc(strings.ToLower(index.SplitCJK(text)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	}) {
 		out = append(out, f)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/internal/vault"
+	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
@@ -30,7 +32,7 @@ func cmdEval(ctx context.Context, args []string) error {
 	markdown := fs.Bool("markdown", false, "print the tables as markdown")
 	reference := fs.String("reference", "shipping", "the configuration others are compared with")
 	root := fs.String("root", configRoot(), "folder holding configs/, experiments/, eval/, vault/ and baselines/ [VAULT_RAG_ROOT]")
-	embedder := fs.String("embedder", "", "the embedding model datasets are indexed with (default: the gate's, the fp32 original of VAULT_RAG_EMBEDDER's model; that model's quality is then checked against it)")
+	embedder := fs.String("embedder", "", "the embedding model datasets are indexed with (default: the gate's, the fp32 original of VAULT_RAG_EMBEDDER's model or, unset, of the model a first index of the dataset's vault would choose by its script; that model's quality is then checked against it)")
 	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
 	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions): configurations that read the client's keywords and answer run with them too; a vault dataset's own client.json is always used")
 	sweep := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
@@ -84,8 +86,10 @@ func cmdEval(ctx context.Context, args []string) error {
 	// machine, on the shipped configurations (configs/).
 	e.gateModel = *embedder
 	if e.gateModel == "" {
-		e.userModel = embedderName()
-		e.gateModel = reg.Manifest().GateModel(e.userModel)
+		e.userModel = os.Getenv("VAULT_RAG_EMBEDDER")
+		e.byScript = e.userModel == "" // each dataset gets the model a user's first index would choose
+		e.manifest = reg.Manifest()
+		e.gateModel = e.manifest.GateModel(e.userModel)
 	}
 	var quality []eval.Quality
 	failed := false
@@ -118,6 +122,11 @@ type evalRun struct {
 	base                                   eval.Options // the registry, work folder, clock and log
 	gateModel                              string       // the model the baselines are recorded with
 	userModel                              string       // the users' model, checked against the gate's ("": none)
+	// byScript: no model was named, so each dataset's users' model is the
+	// one a first index of its vault chooses by script (chooseEmbedder),
+	// and its gate model that one's fp32 original.
+	byScript bool
+	manifest models.Manifest
 }
 
 // dataset scores the configurations on one dataset and prints the tables;
@@ -127,6 +136,14 @@ func (e *evalRun) dataset(ctx context.Context, name string) (quality []eval.Qual
 	ds, err := loadDataset(e.root, name, e.base.WorkDir, e.expansions)
 	if err != nil {
 		return nil, false, err
+	}
+	if e.byScript {
+		script, _, err := vault.DetectScript(ctx, ds.VaultPath)
+		if err != nil {
+			return nil, false, err
+		}
+		e.userModel = e.manifest.EmbedderFor(script)
+		e.gateModel = e.manifest.GateModel(e.userModel)
 	}
 	opts := e.base
 	opts.Configs, opts.Embedder = e.cfgs, e.gateModel

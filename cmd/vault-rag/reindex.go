@@ -19,7 +19,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	vault := fs.String("vault", vaultPath(), "the vault folder")
 	db := fs.String("db", dbPath(), "the index file")
-	embedder := fs.String("embedder", embedderName(), "the embedding model (see `vault-rag models`)")
+	embedder := fs.String("embedder", os.Getenv("VAULT_RAG_EMBEDDER"), "the embedding `model` (vault-rag models lists them) [VAULT_RAG_EMBEDDER]; unset: the index's, and for a first index the one for the vault's script")
 	every := fs.Duration("progress-every", 10*time.Second, "when stderr is not a terminal, print a progress line this often (0: after every batch)")
 	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
@@ -29,15 +29,27 @@ func cmdReindex(ctx context.Context, args []string) error {
 		return err
 	}
 	defer reg.Close()
-	emb, err := reg.Lazy(*embedder) // an unchanged vault never loads the model
+	name, why, err := chooseEmbedder(ctx, reg.Manifest(), *embedder, *vault, *db)
 	if err != nil {
 		return err
+	}
+	emb, err := reg.Lazy(name) // an unchanged vault never loads the model
+	if err != nil {
+		return err
+	}
+	if !*asJSON {
+		fmt.Fprintf(os.Stderr, "reindex: embedder %s (%s)\n", name, why)
 	}
 	opts := index.BuildOptions{VaultPath: *vault, DBPath: *db, Incremental: *incremental}
 	opts.Progress = newProgressLine(os.Stderr, isTerminal(os.Stderr), *every, time.Now).update
 	rep, err := index.Build(ctx, emb, opts)
 	if err != nil {
 		return err
+	}
+	if spec, err := reg.Manifest().Lookup(name); err == nil {
+		if w := spec.ScriptWarning(rep.Script, rep.ScriptShare); w != "" {
+			fmt.Fprintf(os.Stderr, "reindex: warning: %s\n", w)
+		}
 	}
 	if *asJSON {
 		return printJSON(rep)

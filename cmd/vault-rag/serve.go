@@ -56,13 +56,18 @@ func cmdServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer reg.Close()
+	embedder, why, err := chooseEmbedder(ctx, reg.Manifest(), "", *vault, *db)
+	if err != nil {
+		return err
+	}
+	logger.Info("embedder", "name", embedder, "why", why)
 	s, err := server.New(server.Options{
 		VaultPath:      *vault,
 		DBPath:         *db,
 		ConfigRoot:     *root,
 		ConfigName:     *cfgName,
 		Registry:       reg,
-		Embedder:       embedderName(),
+		Embedder:       embedder,
 		Addr:           *addr,
 		Token:          os.Getenv("VAULT_RAG_TOKEN"),
 		AllowedOrigins: serveList(*origins),

@@ -1,0 +1,138 @@
+package vault
+
+import (
+	"context"
+	"sort"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Scripts a vault is told apart by: the writing systems of the languages an
+// embedder may or may not read. A letter of any other script counts as
+// ScriptOther.
+var scriptTables = []struct {
+	name  string
+	table *unicode.RangeTable
+}{
+	{"Latin", unicode.Latin},
+	{"Han", unicode.Han},
+	{"Hiragana", unicode.Hiragana},
+	{"Katakana", unicode.Katakana},
+	{"Hangul", unicode.Hangul},
+	{"Cyrillic", unicode.Cyrillic},
+	{"Greek", unicode.Greek},
+	{"Arabic", unicode.Arabic},
+	{"Hebrew", unicode.Hebrew},
+	{"Devanagari", unicode.Devanagari},
+	{"Thai", unicode.Thai},
+}
+
+// ScriptOther is the script of a letter in none of the named ones.
+const ScriptOther = "Other"
+
+// scriptSample is how much of a note counts toward its vault's script: the
+// first KiB says what language a note is in, and reading no more keeps the
+// count cheap on every build (30,000 notes: 30 MB of text at most).
+const scriptSample = 1 << 10
+
+// ScriptCounts counts letters by script.
+type ScriptCounts map[string]int
+
+// Add counts the letters of text (at most its first scriptSample bytes).
+func (c ScriptCounts) Add(text []byte) {
+	if len(text) > scriptSample {
+		text = text[:scriptSample]
+	}
+	for len(text) > 0 {
+		r, n := utf8.DecodeRune(text)
+		text = text[n:]
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		c[ScriptOf(r)]++
+	}
+}
+
+// ScriptOf is the named script of a letter, or ScriptOther.
+func ScriptOf(r rune) string {
+	if r < utf8.RuneSelf {
+		return "Latin"
+	}
+	for _, s := range scriptTables {
+		if unicode.Is(s.table, r) {
+			return s.name
+		}
+	}
+	return ScriptOther
+}
+
+// Dominant is the script with the most letters and its share of all the
+// letters counted; "" and 0 when there are none. Han text is mixed with
+// Latin in most Chinese notes (names, code, English terms), and a Latin
+// word has several letters where a Han word has one or two: a vault whose
+// letters are at least HanShare Han is a Chinese one, whatever its
+// majority.
+func (c ScriptCounts) Dominant() (string, float64) {
+	total := 0
+	for _, n := range c {
+		total += n
+	}
+	if total == 0 {
+		return "", 0
+	}
+	if han := c["Han"]; float64(han) >= HanShare*float64(total) && han > c["Hiragana"]+c["Katakana"]+c["Hangul"] {
+		return "Han", float64(han) / float64(total)
+	}
+	names := make([]string, 0, len(c))
+	for s := range c {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	best := names[0]
+	for _, s := range names[1:] {
+		if c[s] > c[best] {
+			best = s
+		}
+	}
+	return best, float64(c[best]) / float64(total)
+}
+
+// HanShare is the share of Han letters above which a vault counts as
+// Chinese (see Dominant). Japanese is told apart by its kana.
+const HanShare = 0.25
+
+// ShareOutside is the share of text's letters in none of the scripts named;
+// 0 for text without letters.
+func ShareOutside(text string, scripts []string) float64 {
+	c := ScriptCounts{}
+	c.Add([]byte(text))
+	total, in := 0, 0
+	for s, n := range c {
+		total += n
+		for _, want := range scripts {
+			if s == want {
+				in += n
+			}
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(total-in) / float64(total)
+}
+
+// DetectScript scans a vault (as Scan does) and returns its dominant script
+// and that script's share of its letters: what the first index chooses an
+// embedder by.
+func DetectScript(ctx context.Context, root string) (string, float64, error) {
+	files, _, err := Scan(ctx, root, ScanOptions{})
+	if err != nil {
+		return "", 0, err
+	}
+	c := ScriptCounts{}
+	for _, f := range files {
+		c.Add(f.Raw)
+	}
+	s, share := c.Dominant()
+	return s, share, nil
+}
