@@ -94,7 +94,7 @@ func CrossValidateRule(scores [][][]float64, folds [][]int, k int, candidates []
 				if fq != f {
 					continue
 				}
-				v := 0.0
+				v := sel.fallback(d, q)
 				if best >= 0 {
 					v = scores[d][best][q]
 				}
@@ -161,6 +161,39 @@ const GuardLoss = 0.02
 type Selection struct {
 	Decides []bool    // per dataset: a vault that decides; false: a guard
 	Base    []float64 // per dataset: the base configuration's mean nDCG@10
+	// BaseQueries, when set, is the base's score per query (in the order
+	// of scores[d][p]): a guard then compares a point with the base over
+	// the same queries (a fold's training queries, not all of them), and a
+	// fold or a left-out dataset for which no point qualifies is scored
+	// with the base — the configuration that would stay.
+	BaseQueries [][]float64
+}
+
+// baseMeanIn is the base's mean over dataset d's queries in.
+func (s Selection) baseMeanIn(d int, in func(d, q int) bool) float64 {
+	if s.BaseQueries == nil {
+		return s.Base[d]
+	}
+	sum, n := 0.0, 0
+	for q, v := range s.BaseQueries[d] {
+		if in(d, q) {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return s.Base[d]
+	}
+	return sum / float64(n)
+}
+
+// fallback is query q of dataset d under the base, when no point qualifies;
+// 0 without BaseQueries.
+func (s Selection) fallback(d, q int) float64 {
+	if s.BaseQueries == nil {
+		return 0
+	}
+	return s.BaseQueries[d][q]
 }
 
 // meanIn is point p's mean over dataset d's queries in; ok is false when
@@ -190,7 +223,7 @@ func (s Selection) admissible(scores [][][]float64, p int, in func(d, q int) boo
 		if !ok {
 			continue
 		}
-		if v+1e-12 < s.Base[d]-GuardLoss {
+		if v+1e-12 < s.baseMeanIn(d, in)-GuardLoss {
 			return false
 		}
 	}
@@ -237,7 +270,8 @@ func (s Selection) Choose(scores [][][]float64, candidates []int, in func(d, q i
 // applied to all datasets but one, predicts for the one left out — the
 // figure that says whether a setting transfers to a vault it has not seen.
 type LODO struct {
-	// Chosen[d] is the point chosen without dataset d (-1: none qualified).
+	// Chosen[d] is the point chosen without dataset d (-1: none qualified,
+	// and the base stays: its score is the estimate).
 	Chosen []int
 	// Estimate[d] is that point's mean nDCG@10 on dataset d.
 	Estimate []float64
@@ -259,8 +293,11 @@ func LeaveOneDatasetOut(scores [][][]float64, candidates []int, sel Selection) L
 		others := func(o, _ int) bool { return o != d }
 		p := sel.Choose(scores, candidates, others)
 		out.Chosen[d] = p
-		if p >= 0 {
+		switch {
+		case p >= 0:
 			out.Estimate[d] = mean(scores[d][p])
+		case sel.BaseQueries != nil:
+			out.Estimate[d] = mean(sel.BaseQueries[d])
 		}
 		if sel.Decides[d] || !anyDecides {
 			total += out.Estimate[d]

@@ -74,3 +74,43 @@ func TestCrossValidateRuleGuards(t *testing.T) {
 		t.Errorf("without the rule fold 0 chose %d, want 2", plain.Chosen[0])
 	}
 }
+
+// TestGuardOnTheSameQueries: the guard compares a point with the base over
+// the queries the choice sees (a fold's training queries), and where no
+// point qualifies the base is what is scored.
+func TestGuardOnTheSameQueries(t *testing.T) {
+	// One vault, one guard collection of four queries; the base's guard
+	// queries are 0.6, 0.6, 0.2, 0.2 (mean 0.4). Point 0 equals the base;
+	// point 1 is the base +0.1 on the vault and the base −0.03 on the guard.
+	base := [][]float64{{0.5, 0.5, 0.5, 0.5}, {0.6, 0.6, 0.2, 0.2}}
+	scores := [][][]float64{
+		{base[0], {0.6, 0.6, 0.6, 0.6}},
+		{base[1], {0.57, 0.57, 0.17, 0.17}},
+	}
+	sel := Selection{Decides: []bool{true, false}, Base: []float64{0.5, 0.4}, BaseQueries: base}
+	// Training on the two low guard queries only: point 0's mean there is
+	// 0.2, below the base's overall 0.4 − 0.02 — it is still the base, and
+	// must stay admissible.
+	low := func(d, q int) bool { return d == 0 || q >= 2 }
+	if got := sel.Choose(scores, []int{0}, low); got != 0 {
+		t.Errorf("the base's own point on a subset: Choose = %d, want 0", got)
+	}
+	// Point 1 loses 0.03 to the base on the same queries: out.
+	if got := sel.Choose(scores, []int{1}, low); got != -1 {
+		t.Errorf("a point losing 0.03 on the guard: Choose = %d, want -1", got)
+	}
+	// Cross-validated with only point 1 to choose from: no fold qualifies,
+	// and every query is scored with the base, not with 0.
+	folds := [][]int{{0, 1, 0, 1}, {0, 1, 0, 1}}
+	cv := CrossValidateRule(scores, folds, 2, []int{1}, sel)
+	if math.Abs(cv.Estimate[0]-0.5) > 1e-12 || math.Abs(cv.Estimate[1]-0.4) > 1e-12 {
+		t.Errorf("CV estimates %v, want the base's 0.5 and 0.4", cv.Estimate)
+	}
+	// Left out the vault, nothing decides: no point is chosen and the base
+	// is the estimate (0.5). Left out the guard, the vault chooses point 1,
+	// which scores 0.37 there.
+	lodo := LeaveOneDatasetOut(scores, []int{1}, sel)
+	if lodo.Chosen[0] != -1 || math.Abs(lodo.Estimate[0]-0.5) > 1e-12 || lodo.Chosen[1] != 1 || math.Abs(lodo.Estimate[1]-0.37) > 1e-12 {
+		t.Errorf("LODO %+v, want chosen [-1 1], estimates [0.5 0.37]", lodo)
+	}
+}

@@ -120,11 +120,14 @@ func RunSweep(ctx context.Context, sw *Sweep, datasets []*Dataset, opts Options)
 // classic collections guard against a loss to the base (Configs[0]). When no
 // dataset is a vault, every dataset decides.
 func selectionOf(runs []*DatasetRun) Selection {
-	sel := Selection{Decides: make([]bool, len(runs)), Base: make([]float64, len(runs))}
+	sel := Selection{Decides: make([]bool, len(runs)), Base: make([]float64, len(runs)), BaseQueries: make([][]float64, len(runs))}
 	vaults := 0
 	for d, run := range runs {
 		sel.Decides[d] = run.Dataset.Vault
 		sel.Base[d] = run.Configs[0].Mean.NDCG
+		for _, qr := range run.Configs[0].Queries {
+			sel.BaseQueries[d] = append(sel.BaseQueries[d], qr.Score.NDCG)
+		}
 		if run.Dataset.Vault {
 			vaults++
 		}
@@ -372,7 +375,7 @@ func SweepTables(r *SweepResult) [][2]any {
 
 func pointName(r *SweepResult, p int) string {
 	if p < 0 {
-		return "none"
+		return "none qualifies: the base (" + r.Sweep.Base.Name + ") stays"
 	}
 	return fmt.Sprintf("#%d %s", p, r.Points[p].Label(r.Sweep))
 }
