@@ -133,15 +133,26 @@ func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]scored[float64
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword search: %w", err)
 	}
-	distinct := slices.Compact(slices.Sorted(slices.Values(p.phrases)))
+	lists, dfs, err := readLists(ctx, tx, p.phrases)
+	if err != nil {
+		return nil, false, err
+	}
+	return scoreLists(ctx, p, lists, dfs, nRow, nTok, cut)
+}
+
+// readLists reads the posting lists and document frequencies of the terms
+// (each once); a term in no chunk has neither.
+func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*postingCursor, map[string]int64, error) {
+	distinct := slices.Compact(slices.Sorted(slices.Values(terms)))
 	args := make([]any, len(distinct))
 	for i, t := range distinct {
 		args[i] = t
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT term, df, data FROM kw_postings WHERE term IN (`+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+`)`, args...)
 	if err != nil {
-		return nil, false, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
+	defer rows.Close()
 	lists := map[string]*postingCursor{}
 	dfs := map[string]int64{}
 	for rows.Next() {
@@ -149,17 +160,61 @@ func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]scored[float64
 		var df int64
 		var data []byte
 		if err := rows.Scan(&term, &df, &data); err != nil {
-			rows.Close()
-			return nil, false, err
+			return nil, nil, err
 		}
 		lists[term] = &postingCursor{data: data}
 		dfs[term] = df
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
-	return scoreLists(ctx, p, lists, dfs, nRow, nTok, cut)
+	return lists, dfs, nil
+}
+
+// Evidence is how much of a query's rare-term weight one chunk holds: the
+// summed idf of the query's distinct rare terms (in at most CommonShare of
+// the chunks, as for MinMatch) that the chunk holds, and of all of them.
+// A keyword list whose best chunk holds little of it matched the question's
+// common words, not its subject. total is 0 when the query has no rare term,
+// or cannot run on the postings (a term of several tokens).
+func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held, total float64, err error) {
+	p, ok, err := planBM25(ctx, q)
+	if err != nil || !ok || len(p.phrases) == 0 {
+		return 0, 0, err
+	}
+	tx, err := d.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return 0, 0, fmt.Errorf("keyword evidence: %w", err)
+	}
+	defer tx.Rollback()
+	nRow, _, err := ftsTotals(ctx, tx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("keyword evidence: %w", err)
+	}
+	lists, dfs, err := readLists(ctx, tx, p.phrases)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(p.phrases))) {
+		c, df := lists[t], dfs[t]
+		if c == nil || float64(df) > p.commonShare*float64(nRow) {
+			continue
+		}
+		idf := math.Log((float64(nRow-df) + 0.5) / (float64(df) + 0.5))
+		if idf <= 0 {
+			continue
+		}
+		total += idf
+		c.next()
+		c.seek(chunkID)
+		if c.err != nil {
+			return 0, 0, c.err
+		}
+		if !c.done && c.cur.id == chunkID {
+			held += idf
+		}
+	}
+	return held, total, nil
 }
 
 // scoreLists merges the lists document at a time, with MaxScore (Turtle and

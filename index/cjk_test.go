@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -80,4 +82,56 @@ func notePath(t *testing.T, d *DB, id int64) string {
 		t.Fatal(err)
 	}
 	return rows[id].Path
+}
+
+// TestEvidence: a chunk's share of the query's rare-term weight — rare terms
+// it holds over all rare terms, by idf — with common terms left out.
+func TestEvidence(t *testing.T) {
+	vault := t.TempDir()
+	dbPath := filepath.Join(t.TempDir(), "index.db")
+	files := map[string]string{
+		"both.md":   "# Both\n\nthe wombat digs a burrow\n",
+		"burrow.md": "# Burrow\n\nthe burrow is deep\n",
+	}
+	for i := 0; i < 28; i++ {
+		files[fmt.Sprintf("n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nthe common words of note %d\n", i, i)
+	}
+	vaulttest.WriteTree(t, vault, files, testTime)
+	build(t, newFake(), vault, dbPath, false)
+	d := open(t, dbPath)
+	ctx := context.Background()
+	chunkOf := func(path string) int64 {
+		n, err := d.NoteByPath(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := d.NoteChunks(ctx, n.ID)
+		if err != nil || len(cs) == 0 {
+			t.Fatalf("%s: chunks %v, %v", path, cs, err)
+		}
+		return cs[0].ID
+	}
+	q := KeywordQuery{Terms: []string{"the", "wombat", "burrow"}, CommonShare: 0.1}
+	// 30 chunks: wombat in 1, burrow in 2 (rare); "the" in all (common).
+	idf := func(df float64) float64 { return math.Log((30 - df + 0.5) / (df + 0.5)) }
+	for _, tc := range []struct {
+		path string
+		held float64
+	}{
+		{"both.md", idf(1) + idf(2)},
+		{"burrow.md", idf(2)},
+		{"n00.md", 0},
+	} {
+		held, total, err := d.Evidence(ctx, q, chunkOf(tc.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(total-(idf(1)+idf(2))) > 1e-9 || math.Abs(held-tc.held) > 1e-9 {
+			t.Errorf("%s: held %.4f of %.4f, want %.4f of %.4f", tc.path, held, total, tc.held, idf(1)+idf(2))
+		}
+	}
+	// Only common terms: no judgement.
+	if _, total, err := d.Evidence(ctx, KeywordQuery{Terms: []string{"the", "common"}, CommonShare: 0.1}, chunkOf("n00.md")); err != nil || total != 0 {
+		t.Errorf("common terms only: total %v, %v; want 0", total, err)
+	}
 }

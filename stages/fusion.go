@@ -128,8 +128,22 @@ func FuseWeighted(lists []List, k, limit int, weights map[string]float64, depth 
 		if depth > 0 && r > depth {
 			return 0, false
 		}
-		return weightOf(weights, lists[li].Stage) / float64(k+r), true
+		w := weightOf(weights, lists[li].Stage)
+		if lists[li].Weighted {
+			w *= lists[li].Weight
+		}
+		return w / float64(k+r), true
 	}, nil)
+}
+
+// anyWeighted says whether a list carries its own weight.
+func anyWeighted(lists []List) bool {
+	for _, l := range lists {
+		if l.Weighted {
+			return true
+		}
+	}
+	return false
 }
 
 // Normalisations of a list's scores for a convex combination.

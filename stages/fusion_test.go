@@ -63,6 +63,27 @@ func TestFuseWeightedKnownAnswer(t *testing.T) {
 	}
 }
 
+// TestFuseListWeight: a list's own weight (Keyword.Evidence) multiplies the
+// configuration's; a weighted list of weight 1 fuses as an unweighted one.
+func TestFuseListWeight(t *testing.T) {
+	lists := []stages.List{{Stage: "keyword", Items: items(1, 2, 3), Weighted: true, Weight: 0.5}, {Stage: "vector", Items: items(3, 4, 1)}}
+	// k = 1, keyword weight 2 × 0.5: note 1 = 1/2 + 1/4, 3 = 1/4 + 1/2, 2 = 1/3, 4 = 1/3.
+	got := stages.FuseWeighted(lists, 1, 10, map[string]float64{"keyword": 2}, 0)
+	for i, want := range []float64{0.75, 0.75, 1.0 / 3, 1.0 / 3} {
+		if !near(got[i].Score, want) {
+			t.Errorf("note %d score %v, want %v", got[i].NoteID, got[i].Score, want)
+		}
+	}
+	lists[0].Weight = 1
+	if a, b := stages.FuseWeighted(lists, 60, 10, nil, 0), stages.Fuse(lists, 60, 10); !reflect.DeepEqual(a, b) {
+		t.Errorf("a list of weight 1 %v differs from Fuse %v", a, b)
+	}
+	lists[0].Weight = 0
+	if got := noteOrder(stages.FuseWeighted(lists, 1, 10, nil, 0)); !reflect.DeepEqual(got[:2], []int64{3, 4}) {
+		t.Errorf("keyword list of weight 0: %v, want the vector list's order first", got)
+	}
+}
+
 func TestNormalize(t *testing.T) {
 	in := scored(1, 10, 2, 6, 3, 2)
 	mm, absent := stages.Normalize(in, stages.NormMinMax)

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/vault-rag/vault-rag/index"
@@ -41,6 +42,17 @@ type Keyword struct {
 	// common_share is not read.
 	MinMatch    float64 `yaml:"min_match"`
 	CommonShare float64 `yaml:"common_share"`
+	// Evidence weighs the list, for each query, by how much of the
+	// question's rare-term weight (idf of its terms in at most CommonShare
+	// of the chunks) its best match holds, 0..1 (index.DB.Evidence): fusion
+	// multiplies the list's weight by it. A paraphrase whose best keyword
+	// match shares only common words with it adds little to the fusion; a
+	// query whose rare terms the match holds keeps its full weight. A query
+	// without a rare term keeps weight 1.
+	Evidence bool `yaml:"evidence"`
+	// EvidenceFloor is the least weight evidence gives the list (0..1):
+	// the weight is floor + (1 − floor) × the share held.
+	EvidenceFloor float64 `yaml:"evidence_floor"`
 }
 
 // KeywordName is the keyword stage's configuration key and its list's
@@ -88,6 +100,9 @@ func (k *Keyword) Validate() error {
 	if math.IsNaN(k.MinMatch) || k.MinMatch < 0 || k.MinMatch > 1 {
 		return settingErrorf("min_match", "min_match %v is outside 0..1", k.MinMatch)
 	}
+	if math.IsNaN(k.EvidenceFloor) || k.EvidenceFloor < 0 || k.EvidenceFloor > 1 {
+		return settingErrorf("evidence_floor", "evidence_floor %v is outside 0..1", k.EvidenceFloor)
+	}
 	if math.IsNaN(k.CommonShare) || k.CommonShare < 0 || k.CommonShare > 1 {
 		return settingErrorf("common_share", "common_share %v is outside 0..1", k.CommonShare)
 	}
@@ -129,12 +144,27 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 		st.markExact()
 		return nil
 	}
-	items, info, err := k.list(ctx, env, st.Query.Filter, AnalyzeTerms(text, k.Stopwords))
+	terms := AnalyzeTerms(text, k.Stopwords)
+	items, info, err := k.list(ctx, env, st.Query.Filter, terms)
 	if err != nil {
 		return err
 	}
+	weight, weighted := 1.0, false
+	if k.Evidence && len(items) > 0 {
+		held, total, err := env.DB.Evidence(ctx, index.KeywordQuery{Terms: terms, CommonShare: k.CommonShare}, items[0].ChunkID)
+		if err != nil {
+			return err
+		}
+		if total > 0 {
+			weight, weighted = k.EvidenceFloor+(1-k.EvidenceFloor)*held/total, true
+			info = joinInfo(info, fmt.Sprintf("evidence: the best match holds %.2f of the question's rare-term weight; the list weighs %.2f", held/total, weight))
+		}
+	}
 	info = joinInfo(vetInfo, info)
 	st.produce(k.List, items, info, "")
+	if weighted {
+		st.Lists[len(st.Lists)-1].Weighted, st.Lists[len(st.Lists)-1].Weight = true, weight
+	}
 	st.markExact() // bm25 as FTS5's C computes it: the same on every CPU
 	return nil
 }

@@ -50,7 +50,7 @@ func (r *RRF) Run(ctx context.Context, env *Env, st *State) error {
 	if len(st.Lists) == 0 {
 		return ErrNoRanking
 	}
-	if len(r.Weights) > 0 || r.Depth > 0 {
+	if len(r.Weights) > 0 || r.Depth > 0 || anyWeighted(st.Lists) {
 		st.rerank(r.Name(), FuseWeighted(st.Lists, r.K, r.Limit, r.Weights, r.Depth), "")
 		st.markExact() // a function of ranks alone
 		return nil

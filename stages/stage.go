@@ -214,6 +214,12 @@ type Item struct {
 type List struct {
 	Stage string
 	Items []Item
+	// Weighted lists carry their own weight for this query (Weight, 0..1),
+	// which fusion multiplies with the configuration's: a keyword list
+	// whose best match holds little of the question's rare terms
+	// (Keyword.Evidence) weighs that little.
+	Weighted bool
+	Weight   float64
 }
 
 // Outcome says how a filtered KNN search ended.
