@@ -61,8 +61,10 @@ const settings = `settings (environment, or a .env file in the working folder):
                              checkout's data/, else ../data beside the binary: bin/vault-rag -> data/)
   ONNXRUNTIME_LIB            the ONNX Runtime library              (default $VAULT_RAG_DATA/lib/libonnxruntime.so)
   VAULT_RAG_THREADS          intra-op threads per ONNX session     (default: the number of CPUs)
-  VAULT_RAG_EMBEDDER         the embedder indexes are built with   (default bge-small-en-v1.5-q, int8;
-                             bge-small-en-v1.5 is the fp32 original)
+  VAULT_RAG_EMBEDDER         the embedder indexes are built with   (default: the index's; a first index
+                             takes the one for the vault's script: bge-small-zh-v1.5-q for a mostly
+                             Chinese vault, else bge-small-en-v1.5-q; bge-small-en-v1.5 is the fp32
+                             original)
   VAULT_RAG_CONFIG           the configuration search and serve run (default shipping)
   VAULT_RAG_ROOT             the folder holding configs/ and experiments/ (eval and bench: also eval/,
                              vault/, baselines/) (default . if it has configs/, else the checkout
