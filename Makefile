@@ -21,7 +21,7 @@ setup: $(DATA)/.setup-done
 $(DATA)/.setup-done: scripts/setup.sh scripts/platform.sh models/manifest.json go.mod
 	bash scripts/setup.sh
 	$(MAKE) --no-print-directory build
-	$(BIN) models fetch
+	$(BIN) models fetch --require bge-small-en-v1.5-q,bge-small-en-v1.5,bge-small-zh-v1.5-q,bge-small-zh-v1.5
 	@touch $@
 
 build: $(BIN)

@@ -49,7 +49,8 @@ type Keyword struct {
 	// match shares only common words with it adds little to the fusion; a
 	// query whose rare terms the match holds keeps its full weight. A query
 	// without a rare term keeps weight 1, and so does a search of the
-	// client's text (only the question's own words are judged).
+	// client's text (only the question's own words are judged). The rrf
+	// stage reads the weight; convex fusion does not.
 	Evidence bool `yaml:"evidence"`
 	// EvidenceFloor is the least weight evidence gives the list (0..1):
 	// the weight is floor + (1 − floor) × the share held.
