@@ -200,10 +200,7 @@ func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held,
 		if c == nil || float64(df) > p.commonShare*float64(nRow) {
 			continue
 		}
-		idf := math.Log((float64(nRow-df) + 0.5) / (float64(df) + 0.5))
-		if idf <= 0 {
-			continue
-		}
+		idf := bm25IDF(nRow, df)
 		total += idf
 		c.next()
 		c.seek(chunkID)
@@ -247,11 +244,7 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 	var terms []term
 	index := map[*postingCursor]int{}
 	for i, t := range p.phrases {
-		nHit := dfs[t]
-		x := float64(C.vr_log(C.double((float64(nRow-nHit) + 0.5) / (float64(nHit) + 0.5))))
-		if x <= 0.0 {
-			x = 1e-6
-		}
+		x := bm25IDF(nRow, dfs[t])
 		idf[i] = x
 		c := lists[t]
 		if c == nil {
@@ -262,7 +255,7 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 		if !ok {
 			j = len(terms)
 			index[c] = j
-			terms = append(terms, term{c: c, rare: float64(nHit) <= p.commonShare*float64(nRow)})
+			terms = append(terms, term{c: c, rare: float64(dfs[t]) <= p.commonShare*float64(nRow)})
 			c.next()
 		}
 		terms[j].ub += x * k1p1 * (1 + 1e-6) // margin for rounding
@@ -366,6 +359,16 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 		}
 	}
 	return h.sorted(), skip > 0 || matched > len(h.items), nil
+}
+
+// bm25IDF is FTS5's idf of a term in nHit of nRow chunks, computed as its C
+// computes it (libm's log), floored at 1e-6 as FTS5 floors it.
+func bm25IDF(nRow, nHit int64) float64 {
+	x := float64(C.vr_log(C.double((float64(nRow-nHit) + 0.5) / (float64(nHit) + 0.5))))
+	if x <= 0.0 {
+		x = 1e-6
+	}
+	return x
 }
 
 // keywordPostings is Keyword on the postings: the best cut chunks, joined

@@ -127,11 +127,7 @@ func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error)
 	if err != nil {
 		return Report{}, err
 	}
-	counts := vault.ScriptCounts{}
-	for _, f := range files {
-		counts.Add(f.Raw)
-	}
-	opts.script, opts.scriptShare = counts.Dominant()
+	opts.script, opts.scriptShare = vault.FilesScript(files)
 	var rep Report
 	if opts.Incremental {
 		rep, err = buildIncremental(ctx, emb, opts, files)

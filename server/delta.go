@@ -120,21 +120,14 @@ func deltaItems(a args) ([]candidate, error) {
 }
 
 // foreignScript says, for text mostly (more than foreignShare of its
-// letters) in scripts the model does not read, which of them has the most
-// letters; "" otherwise.
+// letters, all of them counted) in scripts the model does not read, which
+// of them has the most letters; "" otherwise.
 func foreignScript(text string, spec models.Spec) string {
-	if vault.ShareOutside(text, spec.Scripts) <= foreignShare || len(spec.Scripts) == 0 {
+	share, top := vault.CountScripts(text).Outside(spec.Covers)
+	if share <= foreignShare {
 		return ""
 	}
-	c := vault.ScriptCounts{}
-	c.Add([]byte(text))
-	best := ""
-	for sc, n := range c {
-		if !spec.Covers(sc) && (best == "" || n > c[best] || (n == c[best] && sc < best)) {
-			best = sc
-		}
-	}
-	return best
+	return top
 }
 
 // passage is what a candidate is embedded as: like a chunk, title then text.

@@ -38,11 +38,23 @@ const scriptSample = 1 << 10
 // ScriptCounts counts letters by script.
 type ScriptCounts map[string]int
 
-// Add counts the letters of text (at most its first scriptSample bytes).
+// CountScripts counts every letter of text by script.
+func CountScripts(text string) ScriptCounts {
+	c := ScriptCounts{}
+	c.add([]byte(text))
+	return c
+}
+
+// Add counts the letters of a note's text (at most its first scriptSample
+// bytes).
 func (c ScriptCounts) Add(text []byte) {
 	if len(text) > scriptSample {
 		text = text[:scriptSample]
 	}
+	c.add(text)
+}
+
+func (c ScriptCounts) add(text []byte) {
 	for len(text) > 0 {
 		r, n := utf8.DecodeRune(text)
 		text = text[n:]
@@ -51,6 +63,17 @@ func (c ScriptCounts) Add(text []byte) {
 		}
 		c[ScriptOf(r)]++
 	}
+}
+
+// FilesScript is the dominant script of a vault's notes and its share of
+// their letters (each note's first scriptSample bytes): what the first
+// index chooses an embedder by, and what every build records.
+func FilesScript(files []File) (string, float64) {
+	c := ScriptCounts{}
+	for _, f := range files {
+		c.Add(f.Raw)
+	}
+	return c.Dominant()
 }
 
 // ScriptOf is the named script of a letter, or ScriptOther.
@@ -101,38 +124,34 @@ func (c ScriptCounts) Dominant() (string, float64) {
 // Chinese (see Dominant). Japanese is told apart by its kana.
 const HanShare = 0.25
 
-// ShareOutside is the share of text's letters in none of the scripts named;
-// 0 for text without letters.
-func ShareOutside(text string, scripts []string) float64 {
-	c := ScriptCounts{}
-	c.Add([]byte(text))
-	total, in := 0, 0
+// Outside is the share of the letters counted in scripts covers rejects,
+// and the one of those scripts with the most letters (ties to the name
+// first in order); 0 and "" without letters.
+func (c ScriptCounts) Outside(covers func(script string) bool) (float64, string) {
+	total, out, top := 0, 0, ""
 	for s, n := range c {
 		total += n
-		for _, want := range scripts {
-			if s == want {
-				in += n
-			}
+		if covers(s) {
+			continue
+		}
+		out += n
+		if top == "" || n > c[top] || (n == c[top] && s < top) {
+			top = s
 		}
 	}
 	if total == 0 {
-		return 0
+		return 0, ""
 	}
-	return float64(total-in) / float64(total)
+	return float64(out) / float64(total), top
 }
 
 // DetectScript scans a vault (as Scan does) and returns its dominant script
-// and that script's share of its letters: what the first index chooses an
-// embedder by.
+// and that script's share of its letters (FilesScript).
 func DetectScript(ctx context.Context, root string) (string, float64, error) {
 	files, _, err := Scan(ctx, root, ScanOptions{})
 	if err != nil {
 		return "", 0, err
 	}
-	c := ScriptCounts{}
-	for _, f := range files {
-		c.Add(f.Raw)
-	}
-	s, share := c.Dominant()
+	s, share := FilesScript(files)
 	return s, share, nil
 }

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
@@ -45,12 +46,18 @@ func TestScriptCountsDominant(t *testing.T) {
 	}
 }
 
-func TestShareOutside(t *testing.T) {
-	if got := ShareOutside("abc где", []string{"Latin"}); got != 0.5 {
-		t.Errorf("ShareOutside = %v, want 0.5", got)
+func TestOutside(t *testing.T) {
+	latin := func(s string) bool { return s == "Latin" }
+	if got, top := CountScripts("abc где").Outside(latin); got != 0.5 || top != "Cyrillic" {
+		t.Errorf("Outside = %v, %q; want 0.5, Cyrillic", got, top)
 	}
-	if got := ShareOutside("123", []string{"Latin"}); got != 0 {
-		t.Errorf("no letters: %v, want 0", got)
+	if got, top := CountScripts("123").Outside(latin); got != 0 || top != "" {
+		t.Errorf("no letters: %v, %q; want 0, \"\"", got, top)
+	}
+	// Every letter counts, past the first KiB a note is sampled by.
+	long := strings.Repeat("abcd ", 400) + strings.Repeat("где ", 2000)
+	if got, _ := CountScripts(long).Outside(latin); got < 0.7 {
+		t.Errorf("a text Cyrillic after its first KiB: outside share %.2f, want the whole text's", got)
 	}
 }
 
