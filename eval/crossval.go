@@ -153,7 +153,7 @@ func Objective(scores [][][]float64, p int, in func(d, q int) bool) (float64, bo
 // decide which setting is best, and the classic collections (Cranfield,
 // CACM: 1960s abstracts with formal queries) only guard against a setting
 // that would break retrieval of another kind of text. Stated before any
-// setting was measured against it (README "Evaluation", the selection rule).
+// setting was measured against it (docs/evaluation.md, the selection rule).
 const GuardLoss = 0.02
 
 // Selection is what a selection rule needs to know of the datasets: which

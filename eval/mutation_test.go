@@ -156,7 +156,7 @@ func mutate(t *testing.T, cfgs []*pipeline.Config, name, old, new string) []*pip
 // against another CPU. Each change must fail it: an RRF k, a title weight, a
 // chunking rule, one edited note. Another CPU alone, simulated by noise five
 // times the fp32 drift measured between an AMD EPYC (AVX2) and an Intel Xeon
-// (AVX-512/AMX) (max 7e-7 on a cosine, README "Reproducible"), must pass it.
+// (AVX-512/AMX) (max 7e-7 on a cosine, docs/reproducibility.md), must pass it.
 func TestGateMutations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes the demo vault with the real fp32 model; skipped with -short")

@@ -41,7 +41,7 @@ type Spec struct {
 	StandInFor string `json:"stand_in_for,omitempty"`
 	// Reference names the model this one approximates (an int8 export names
 	// its fp32 original). The regression gate records with the reference,
-	// whose scores agree across CPUs to 1e-6 (README "Reproducible"); this
+	// whose scores agree across CPUs to 1e-6 (docs/reproducibility.md); this
 	// model's results move by more than rounding from one CPU to another, so
 	// it is checked against its reference instead, on the same machine: on
 	// every dataset, each shipped configuration's mean nDCG@10 within three

@@ -131,7 +131,7 @@ func realEnv(t *testing.T) *stages.Env {
 		atExit(reg.Close)
 		realReg = reg
 		// The gate's embedder: the fp32 original of the default one, whose
-		// scores agree across CPUs (README "Reproducible").
+		// scores agree across CPUs (docs/reproducibility.md).
 		emb, err := reg.Embedder(context.Background(), reg.Manifest().GateModel(models.DefaultEmbedder))
 		if realErr = err; err != nil {
 			return

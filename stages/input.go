@@ -139,7 +139,7 @@ type verdict struct {
 // below the notes the question itself finds, and is set aside: the stages
 // then read the question alone. Measured on five datasets with the fp32
 // embedder, the client's real expansions pass at rank 10 for 368 of 374
-// questions and another question's for 4 (README "Evaluation").
+// questions and another question's for 4 (docs/evaluation.md).
 //
 // The decision is made once per request and rank, however many stages ask
 // (they may ask at once). Without client texts it is true and costs nothing.
