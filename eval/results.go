@@ -1,0 +1,371 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// ResultsPage is where the generated results page lives, relative to the
+// repository root.
+const ResultsPage = "docs/results.md"
+
+// shippingName is the configuration the page's summary follows: the one
+// configs/shipping.yaml declares, what search and serve run by default.
+const shippingName = "shipping"
+
+// RenderResults writes the results page: every committed baseline in
+// baselineDir (baselines/<dataset>.json) as markdown tables, with a summary of
+// the shipping configuration on every dataset at the top. It reads nothing
+// but the baselines, so the page states exactly what the gate holds, and two
+// renders of the same baselines are byte for byte the same.
+func RenderResults(w io.Writer, baselineDir string) error {
+	bs, err := readBaselines(baselineDir)
+	if err != nil {
+		return err
+	}
+	if len(bs) == 0 {
+		return fmt.Errorf("results: no baselines in %s", baselineDir)
+	}
+	var b strings.Builder
+	b.WriteString(resultsIntro)
+	b.WriteString("\n## Summary\n\n")
+	b.WriteString("The shipping configuration (`configs/shipping.yaml`) on each dataset: without the caller's help " +
+		"(the question alone, what the command line and a client that sends only `query` get) and with it " +
+		"(`+client`: the question with the keywords and hypothetical answer a language model wrote for it).\n\n")
+	if err := mdTableTo(&b, summaryHead, summaryOf(bs)); err != nil {
+		return err
+	}
+	b.WriteString("Every configuration's nDCG@10 on every dataset, from the question alone, with its difference from " +
+		"shipping's in brackets (the datasets' own sections below have every measure):\n\n")
+	head, rows := acrossOf(bs)
+	if err := mdTableTo(&b, head, rows); err != nil {
+		return err
+	}
+	for _, bl := range bs {
+		if err := renderDataset(&b, bl); err != nil {
+			return fmt.Errorf("results: %s: %w", bl.file, err)
+		}
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// resultsIntro opens the page; it says where the page comes from, so nobody
+// edits it by hand.
+const resultsIntro = `<!-- Generated from baselines/*.json by "vault-rag eval --results docs/results.md" (make eval). Do not edit: a test compares it with the baselines. -->
+
+# Results
+
+Every figure on this page is read from the committed baselines (` + "`baselines/<dataset>.json`" + `), the
+numbers ` + "`make eval-check`" + ` gates, recorded with each dataset's fp32 embedder (named per dataset). How they are
+measured, what the datasets are and what the client expansions are: [evaluation.md](evaluation.md).
+Measures are at note level: recall at 1, 3, 5 and 10 (R@k), MRR@10 and nDCG@10 (linear gain).
+`
+
+var summaryHead = []string{"dataset", "queries", "notes", "nDCG@10", "nDCG@10 +client", "R@10", "R@10 +client", "MRR@10", "MRR@10 +client"}
+
+// baselineFile is a baseline with the file it came from.
+type baselineFile struct {
+	Baseline
+	file string
+}
+
+// readBaselines reads every dataset baseline in dir, by file name. A JSON
+// file without a dataset name is not one (baselines/bench.json holds
+// performance figures) and is passed over.
+func readBaselines(dir string) ([]baselineFile, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(paths)
+	var out []baselineFile
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		var probe struct {
+			Dataset string `json:"dataset"`
+		}
+		if err := json.Unmarshal(raw, &probe); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if probe.Dataset == "" {
+			continue
+		}
+		b, err := ReadBaseline(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, baselineFile{b, filepath.Base(p)})
+	}
+	return out, nil
+}
+
+// summaryOf is the shipping configuration's row on every dataset.
+func summaryOf(bs []baselineFile) [][]string {
+	var rows [][]string
+	for _, b := range bs {
+		plain, client := b.config(shippingName), b.config(VariantName(shippingName, VariantClient))
+		rows = append(rows, []string{b.Dataset, fmt.Sprint(b.Queries), fmt.Sprint(b.Notes),
+			metric(plain, nDCGOf), metric(client, nDCGOf), metric(plain, recall10Of), metric(client, recall10Of), metric(plain, mrrOf), metric(client, mrrOf)})
+	}
+	return rows
+}
+
+// acrossOf is every configuration's nDCG@10 without the client's expansions
+// on every dataset, shipping first, each beside its difference from
+// shipping's; "—" where it did not run.
+func acrossOf(bs []baselineFile) ([]string, [][]string) {
+	head := []string{"configuration"}
+	seen := map[string]bool{}
+	var names []string
+	for _, b := range bs {
+		head = append(head, b.Dataset)
+		for _, c := range rowsOf(b.Baseline).plain {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				names = append(names, c.Name)
+			}
+		}
+	}
+	slices.SortFunc(names, shippingFirst)
+	var rows [][]string
+	for _, name := range names {
+		row := []string{name}
+		for _, b := range bs {
+			m, ship := b.config(name), b.config(shippingName)
+			switch {
+			case m == nil:
+				row = append(row, "—")
+			case ship == nil || name == shippingName:
+				row = append(row, metric(m, nDCGOf))
+			default:
+				row = append(row, fmt.Sprintf("%s (%+.4f)", metric(m, nDCGOf), float64(m.NDCG10)-float64(ship.NDCG10)))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return head, rows
+}
+
+// shippingFirst orders configuration names: shipping, then by name.
+func shippingFirst(a, b string) int {
+	first := func(name string) int {
+		if name == shippingName {
+			return 0
+		}
+		return 1
+	}
+	if d := first(a) - first(b); d != 0 {
+		return d
+	}
+	return strings.Compare(a, b)
+}
+
+// config is the named configuration's figures, nil when it did not run.
+func (b baselineFile) config(name string) *Metrics {
+	for _, c := range b.Configs {
+		if c.Name == name {
+			return c.Metrics
+		}
+	}
+	return nil
+}
+
+func nDCGOf(m Metrics) Fixed4     { return m.NDCG10 }
+func recall10Of(m Metrics) Fixed4 { return m.Recall10 }
+func mrrOf(m Metrics) Fixed4      { return m.MRR10 }
+
+// metric is one figure of m, "—" when m did not run.
+func metric(m *Metrics, f func(Metrics) Fixed4) string {
+	if m == nil {
+		return "—"
+	}
+	return f4(float64(f(*m)))
+}
+
+var metricsHead = []string{"R@1", "R@3", "R@5", "R@10", "MRR@10", "nDCG@10"}
+
+func metricCells(m Metrics) []string {
+	return []string{f4(float64(m.Recall1)), f4(float64(m.Recall3)), f4(float64(m.Recall5)), f4(float64(m.Recall10)), f4(float64(m.MRR10)), f4(float64(m.NDCG10))}
+}
+
+// datasetRows sorts a baseline's configurations for the page: the plain runs
+// (shipping first, then by name), the runs with each expansion variant by
+// configuration, and the skipped ones grouped by their reason.
+type datasetRows struct {
+	plain    []BaselineConfig
+	variants map[string]map[string]BaselineConfig // configuration → variant → run
+	readers  []string                             // configurations run with variants, by name
+	skipped  map[string][]string                  // reason → configurations
+}
+
+func rowsOf(b Baseline) datasetRows {
+	r := datasetRows{variants: map[string]map[string]BaselineConfig{}, skipped: map[string][]string{}}
+	for _, c := range b.Configs {
+		if reason, ok := strings.CutPrefix(c.Status, "skipped: "); ok || c.Metrics == nil {
+			if !ok {
+				reason = c.Status
+			}
+			r.skipped[reason] = append(r.skipped[reason], c.Name)
+			continue
+		}
+		name, variant, _ := strings.Cut(c.Name, " +")
+		if variant == "" {
+			r.plain = append(r.plain, c)
+			continue
+		}
+		if r.variants[name] == nil {
+			r.variants[name] = map[string]BaselineConfig{}
+			r.readers = append(r.readers, name)
+		}
+		r.variants[name][variant] = c
+	}
+	slices.SortStableFunc(r.plain, func(a, b BaselineConfig) int { return shippingFirst(a.Name, b.Name) })
+	slices.SortFunc(r.readers, shippingFirst)
+	return r
+}
+
+// renderDataset writes one dataset's section.
+func renderDataset(b *strings.Builder, bl baselineFile) error {
+	r := rowsOf(bl.Baseline)
+	fmt.Fprintf(b, "## %s\n\n%d queries, %d notes, %d chunks, indexed with `%s`; from [`baselines/%s`](../baselines/%s).\n\n",
+		bl.Dataset, bl.Queries, bl.Notes, bl.Chunks, bl.Embedder, bl.file, bl.file)
+
+	b.WriteString("### Without the client's expansions\n\n")
+	var rows [][]string
+	for _, c := range r.plain {
+		rows = append(rows, append([]string{c.Name}, metricCells(*c.Metrics)...))
+	}
+	if err := mdTableTo(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
+		return err
+	}
+	for _, reason := range slices.Sorted(maps.Keys(r.skipped)) {
+		fmt.Fprintf(b, "Not measured (%s): %s.\n\n", reason, strings.Join(r.skipped[reason], ", "))
+	}
+
+	if len(r.readers) > 0 {
+		b.WriteString("### With the client's expansions\n\n")
+		b.WriteString("Configurations whose stages read the caller's text, run four ways: without it (the table above), " +
+			"with the client's keywords and hypothetical answer (`+client`), with the question repeated in both fields " +
+			"(`+echo`: a lazy client) and with another question's (`+mismatched`: a client that misunderstood). nDCG@10:\n\n")
+		head := []string{"configuration", "without", "+client", "Δ"}
+		others := []string{VariantEcho, VariantMismatched}
+		for _, v := range others {
+			head = append(head, "+"+v)
+		}
+		rows = nil
+		for _, name := range r.readers {
+			plain := bl.config(name)
+			row := []string{name, metric(plain, nDCGOf)}
+			client, ok := r.variants[name][VariantClient]
+			if ok {
+				row = append(row, metric(client.Metrics, nDCGOf))
+			} else {
+				row = append(row, "—")
+			}
+			if ok && plain != nil {
+				row = append(row, fmt.Sprintf("%+.4f", float64(client.Metrics.NDCG10)-float64(plain.NDCG10)))
+			} else {
+				row = append(row, "—")
+			}
+			for _, v := range others {
+				c, ok := r.variants[name][v]
+				if ok {
+					row = append(row, metric(c.Metrics, nDCGOf))
+				} else {
+					row = append(row, "—")
+				}
+			}
+			rows = append(rows, row)
+		}
+		if err := mdTableTo(b, head, rows); err != nil {
+			return err
+		}
+		b.WriteString("Every measure of those runs:\n\n")
+		rows = nil
+		for _, name := range r.readers {
+			for _, v := range Variants {
+				if c, ok := r.variants[name][v]; ok {
+					rows = append(rows, append([]string{c.Name}, metricCells(*c.Metrics)...))
+				}
+			}
+		}
+		if err := mdTableTo(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
+			return err
+		}
+	}
+	return renderKinds(b, r)
+}
+
+// renderKinds writes nDCG@10 by kind of question, for a dataset whose
+// questions have kinds: each configuration without, then with, the client's
+// expansions.
+func renderKinds(b *strings.Builder, r datasetRows) error {
+	seen := map[string]bool{}
+	for _, c := range r.plain {
+		for k := range c.ByKind {
+			seen[k] = true
+		}
+	}
+	if len(seen) == 0 {
+		return nil
+	}
+	kinds := slices.Sorted(maps.Keys(seen))
+	b.WriteString("### By kind of question\n\nnDCG@10 of each kind of question, without and with (`+client`) the client's expansions:\n\n")
+	head := append([]string{"configuration"}, kinds...)
+	var rows [][]string
+	add := func(c BaselineConfig) {
+		row := []string{c.Name}
+		for _, k := range kinds {
+			if m, ok := c.ByKind[k]; ok {
+				row = append(row, f4(float64(m.NDCG10)))
+			} else {
+				row = append(row, "—")
+			}
+		}
+		rows = append(rows, row)
+	}
+	for _, c := range r.plain {
+		add(c)
+		if v, ok := r.variants[c.Name][VariantClient]; ok {
+			add(v)
+		}
+	}
+	return mdTableTo(b, head, rows)
+}
+
+// mdTableTo writes a markdown table with tablewriter's markdown renderer,
+// then a blank line. Headers are kept as written (no upper-casing) and cells
+// never wrap: a wrapped cell would split a row over two table lines.
+func mdTableTo(w io.Writer, head []string, rows [][]string) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+	)
+	t.Header(toAny(head)...)
+	for _, row := range rows {
+		if err := t.Append(toAny(row)...); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

@@ -1,0 +1,146 @@
+package eval
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestResultsPageIsCurrent renders the results page from the committed
+// baselines and compares it with the committed docs/results.md, so the page
+// cannot drift from the numbers the gate holds.
+func TestResultsPageIsCurrent(t *testing.T) {
+	var got bytes.Buffer
+	if err := RenderResults(&got, filepath.Join("..", "baselines")); err != nil {
+		t.Fatal(err)
+	}
+	regenerate := "regenerate it with: make build && bin/vault-rag eval --results " + ResultsPage + " (make eval does it too), and commit it"
+	want, err := os.ReadFile(filepath.Join("..", ResultsPage))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, regenerate)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("%s is not what baselines/*.json render (%s)\n%s", ResultsPage, firstDifference(got.String(), string(want)), regenerate)
+	}
+}
+
+// firstDifference says where two texts first differ, line by line.
+func firstDifference(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) && i < len(w); i++ {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d: rendered %q, committed %q", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("rendered %d lines, committed %d", len(g), len(w))
+}
+
+// TestRenderResults renders a small baseline folder and checks the page's
+// parts: the summary row, shipping first, the variants beside their plain
+// run, the skipped configurations, the split by kind, and a JSON file that
+// is not a baseline passed over.
+func TestRenderResults(t *testing.T) {
+	dir := t.TempDir()
+	m := func(x float64) *Metrics {
+		return &Metrics{Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x)}
+	}
+	kinds := func(x float64) map[string]Metrics {
+		return map[string]Metrics{"howto": *m(x), "lookup": *m(x + 0.1)}
+	}
+	b := Baseline{Dataset: "tiny", Embedder: "bge-small-en-v1.5", Queries: 3, Notes: 5, Chunks: 9, Configs: []BaselineConfig{
+		{Name: "hybrid", Status: "ok", Metrics: m(0.5), ByKind: kinds(0.5)},
+		{Name: "hybrid-rerank", Status: "skipped: model not installed"},
+		{Name: "shipping", Status: "ok", Metrics: m(0.6), ByKind: kinds(0.6)},
+		{Name: "shipping +client", Status: "ok", Metrics: m(0.8), ByKind: kinds(0.8)},
+		{Name: "shipping +echo", Status: "ok", Metrics: m(0.6), ByKind: kinds(0.6)},
+		{Name: "shipping +mismatched", Status: "ok", Metrics: m(0.1), ByKind: kinds(0.1)},
+	}}
+	if err := WriteBaseline(filepath.Join(dir, "tiny.json"), b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bench.json"), []byte(`{"machine": "x", "figures": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := RenderResults(&out, dir); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	for _, want := range []string{
+		"| tiny ",   // the summary's row
+		"## tiny\n", // the dataset's section
+		"3 queries, 5 notes, 9 chunks, indexed with `bge-small-en-v1.5`",
+		"Not measured (model not installed): hybrid-rerank.",
+		"+0.2000", // shipping's gain with the client
+		"| howto ",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "bench") {
+		t.Errorf("bench.json was rendered as a dataset:\n%s", page)
+	}
+	plain := page[strings.Index(page, "### Without"):]
+	if s, h := strings.Index(plain, "| shipping "), strings.Index(plain, "| hybrid "); s < 0 || h < 0 || s > h {
+		t.Errorf("shipping is not the first row of the dataset's table:\n%s", plain)
+	}
+	var again bytes.Buffer
+	if err := RenderResults(&again, dir); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != page {
+		t.Error("two renders of the same baselines differ")
+	}
+}
+
+func TestRenderResultsEmpty(t *testing.T) {
+	if err := RenderResults(&bytes.Buffer{}, t.TempDir()); err == nil {
+		t.Error("no baselines rendered without an error")
+	}
+}
+
+// TestReadmeQualityTable checks the README's table of how well shipping
+// finds answers against the committed baselines: every row's notes,
+// questions and nDCG@10 without and with the client's expansions, so the
+// front page cannot keep figures the baselines no longer hold.
+func TestReadmeQualityTable(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(raw), "<!-- quality table:")
+	if !ok {
+		t.Fatal("README.md has no <!-- quality table: ... --> marker before its table of results")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	rows := 0
+	for _, line := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(line, "| [") {
+			continue
+		}
+		rows++
+		cells := strings.Split(strings.Trim(line, "| "), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		name := cells[0][1:strings.Index(cells[0], "]")]
+		b, err := ReadBaseline(BaselinePath("..", name))
+		if err != nil {
+			t.Errorf("README row %q: %v", name, err)
+			continue
+		}
+		bf := baselineFile{Baseline: b}
+		want := []string{fmt.Sprint(b.Notes), fmt.Sprint(b.Queries),
+			metric(bf.config(shippingName), nDCGOf), metric(bf.config(VariantName(shippingName, VariantClient)), nDCGOf)}
+		if got := cells[len(cells)-4:]; strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("README row %s says notes, questions, nDCG@10 without and with the client's expansions %v; baselines/%s.json has %v", name, got, name, want)
+		}
+	}
+	if rows == 0 {
+		t.Error("README.md's quality table has no rows")
+	}
+}
