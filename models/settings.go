@@ -42,7 +42,9 @@ func (r Runtime) IntraOpThreads() int {
 //     platform's file name (RuntimeLibraryName);
 //   - VAULT_RAG_THREADS, the intra-op threads, else one per CPU;
 //   - HF_ENDPOINT, a Hugging Face mirror (the variable the Hugging Face tools
-//     read), else huggingface.co.
+//     read), else huggingface.co;
+//   - VAULT_RAG_MAVEN_REPO, a Maven repository mirror (https:// or file://),
+//     else Maven Central.
 //
 // The proxy a fetch goes through is not among them: net/http reads Go's
 // standard variables (http.ProxyFromEnvironment), which the binary sets as
@@ -60,6 +62,7 @@ func SettingsFrom(getenv func(string) string) Settings {
 		s.Runtime.Threads = n
 	}
 	s.Fetch.Hub = getenv("HF_ENDPOINT")
+	s.Fetch.MavenRepo = getenv("VAULT_RAG_MAVEN_REPO")
 	return s
 }
 

@@ -12,8 +12,8 @@ func TestSettingsFrom(t *testing.T) {
 		env  map[string]string
 		want Settings
 	}{
-		{"named", map[string]string{"VAULT_RAG_DATA": "/d", "ONNXRUNTIME_LIB": "/l/ort.so", "VAULT_RAG_THREADS": "3", "HF_ENDPOINT": "https://m.example"},
-			Settings{DataDir: "/d", Runtime: Runtime{Lib: "/l/ort.so", Threads: 3}, Fetch: FetchOptions{Hub: "https://m.example"}}},
+		{"named", map[string]string{"VAULT_RAG_DATA": "/d", "ONNXRUNTIME_LIB": "/l/ort.so", "VAULT_RAG_THREADS": "3", "HF_ENDPOINT": "https://m.example", "VAULT_RAG_MAVEN_REPO": "https://nexus.example/maven2"},
+			Settings{DataDir: "/d", Runtime: Runtime{Lib: "/l/ort.so", Threads: 3}, Fetch: FetchOptions{Hub: "https://m.example", MavenRepo: "https://nexus.example/maven2"}}},
 		{"library from the data folder", map[string]string{"VAULT_RAG_DATA": "/d"},
 			Settings{DataDir: "/d", Runtime: Runtime{Lib: filepath.Join("/d", "lib", RuntimeLibraryName(runtime.GOOS))}}},
 		{"threads not a count", map[string]string{"VAULT_RAG_DATA": "/d", "ONNXRUNTIME_LIB": "x", "VAULT_RAG_THREADS": "-2"},
@@ -23,7 +23,7 @@ func TestSettingsFrom(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := SettingsFrom(func(k string) string { return tc.env[k] })
-			if got.DataDir != tc.want.DataDir || got.Runtime != tc.want.Runtime || got.Fetch.Hub != tc.want.Fetch.Hub || got.Fetch.Proxy != nil {
+			if got.DataDir != tc.want.DataDir || got.Runtime != tc.want.Runtime || got.Fetch.Hub != tc.want.Fetch.Hub || got.Fetch.MavenRepo != tc.want.Fetch.MavenRepo || got.Fetch.Proxy != nil {
 				t.Errorf("SettingsFrom(%v) = %+v, want %+v", tc.env, got, tc.want)
 			}
 		})
