@@ -27,6 +27,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	only := fs.String("only", "", "run one section alone: reindex, throughput, rerank (the rerank cost on the demo vault) or latency (query latency and index size)")
 	embedder := fs.String("embedder", embedderName(), "the embedder of the throughput and latency sections [VAULT_RAG_EMBEDDER]")
 	rerankQueries := fs.Int("rerank-queries", 10, "demo queries the rerank section times per passage and scorer")
+	setUsage(fs, "[flags]", "Measures reindex time, query latency, rerank cost and embedding throughput, and writes a table\nand JSON (OUT.md, OUT.json); takes a while.")
 	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}

@@ -33,7 +33,6 @@ func TestStrayArguments(t *testing.T) {
 		{"eval", "demo"},
 		{"serve", "--transport", "stdio", "x"},
 		{"models", "list"},
-		{"models", "fetch", "all"},
 		{"bench", "now"},
 		{"gen", "--notes", "3", "--out", filepath.Join(dir, "gen"), "more"},
 	} {
@@ -204,7 +203,7 @@ func TestModelsImportFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"models", "import", "--force", "x", "y"}, `flag provided but not defined: -force`},
+		{[]string{"models", "import", "--force", "x", "y"}, `vault-rag models import: unknown flag --force`},
 		{[]string{"models", "import", "--force", "x", "y"}, `run "vault-rag models import -h" for its flags`},
 		{[]string{"models", "import", "bge-small-en-v1.5"}, "usage: vault-rag models import NAME PATH"},
 	} {

@@ -14,13 +14,7 @@ import (
 // cmdGen writes a synthetic vault for benchmarks.
 func cmdGen(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: vault-rag gen --notes N --out DIR [--seed S] [--force]\n\n"+
-			"Writes a synthetic vault of exactly N notes in clusters of about 50 on one\n"+
-			"subject, deterministic from the seed. Refuses a folder that is not empty\n"+
-			"unless --force, which overwrites only the files it generates.\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "--notes N --out DIR [flags]", "Writes a synthetic vault of exactly N notes in clusters of about 50 on one subject, deterministic\nfrom the seed. Refuses a folder that is not empty unless --force, which overwrites only its own files.")
 	notes := fs.Int("notes", 0, "how many notes to generate (required)")
 	out := fs.String("out", "", "the folder to write the vault into (required)")
 	seed := fs.Uint64("seed", 1, "random seed: the same notes and seed give the same files")
@@ -29,7 +23,7 @@ func cmdGen(ctx context.Context, args []string) error {
 		return err
 	}
 	if *notes < 1 || *out == "" {
-		fs.Usage()
+		fs.Usage() // parseFlags left the output on stderr
 		return exitError{code: 2}
 	}
 	if err := ctx.Err(); err != nil {

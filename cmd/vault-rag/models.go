@@ -20,6 +20,13 @@ func cmdModels(ctx context.Context, args []string) error {
 		return cmdModelsImport(args[1:])
 	}
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
+	setUsage(fs, "[fetch|import] ...", `Lists the models of models/manifest.json: installed or missing, where, the sha256 and the source.
+setup fetches the default embedder; any other arrives on first use, or with models fetch.
+
+subcommands:
+  fetch [flags] [NAME...]       download the named models (none: every model) and check each file's sha256
+  import NAME PATH [PATH...]    install a model from files brought by hand: a folder, the files, a jar
+run "vault-rag models fetch -h" or "vault-rag models import -h" for theirs`)
 	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
@@ -68,32 +75,61 @@ func cmdModels(ctx context.Context, args []string) error {
 	return nil
 }
 
-// cmdModelsFetch installs every model it can. A model no source delivers is
-// reported in one line and is not an error unless --require names it: the
-// cross-encoder, for one, has no source but Hugging Face.
+// cmdModelsFetch installs the models named as operands, each required, or,
+// with none named, every model it can: a model no source delivers is then
+// reported in one line and is not an error unless --require names it (the
+// cross-encoder, for one, has no source but Hugging Face).
 func cmdModelsFetch(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("models fetch", flag.ContinueOnError)
-	require := fs.String("require", models.DefaultEmbedder, "comma-separated models whose absence is an error")
+	require := fs.String("require", models.DefaultEmbedder, "with no NAME: comma-separated models whose absence is an error (with NAMEs: fetched and required too)")
 	verbose := fs.Bool("v", false, "print every source tried")
-	if err := parseFlags(fs, args, operands{}); err != nil {
+	setUsage(fs, "[flags] [NAME...]", `Downloads the named models (none named: every model of the manifest) into the data folder and
+checks each file against the manifest's size and sha256; an installed model is left alone.`)
+	if err := parseFlags(fs, args, operands{any: true}); err != nil {
 		return err
 	}
 	m, err := models.LoadManifest()
 	if err != nil {
 		return err
 	}
+	requireSet := false
+	fs.Visit(func(f *flag.Flag) { requireSet = requireSet || f.Name == "require" })
+	var names []string
 	required := map[string]bool{}
-	for _, n := range strings.Split(*require, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			if _, err := m.Lookup(n); err != nil {
+	add := func(n string) error {
+		if n = strings.TrimSpace(n); n == "" || required[n] {
+			return nil
+		}
+		if _, err := m.Lookup(n); err != nil {
+			return err
+		}
+		required[n] = true
+		names = append(names, n)
+		return nil
+	}
+	for _, n := range fs.Args() {
+		if err := add(n); err != nil {
+			return err
+		}
+	}
+	if fs.NArg() == 0 || requireSet {
+		for _, n := range strings.Split(*require, ",") {
+			if err := add(n); err != nil {
 				return err
 			}
-			required[n] = true
+		}
+	}
+	todo := m.Models // no names: every model, the required ones among them
+	if fs.NArg() > 0 {
+		todo = nil
+		for _, n := range names {
+			s, _ := m.Lookup(n)
+			todo = append(todo, s)
 		}
 	}
 	settings := modelSettings()
 	var failed []string
-	for _, s := range m.Models {
+	for _, s := range todo {
 		var tried []string
 		st, err := models.Fetch(ctx, settings.DataDir, s, settings.Fetch, func(line string) {
 			tried = append(tried, line)
@@ -112,13 +148,18 @@ func cmdModelsFetch(ctx context.Context, args []string) error {
 			fmt.Printf("models: %s not installed: no source reachable (%d tried); stages that need it report \"model not installed\"\n", s.Name, len(s.Sources))
 			if required[s.Name] {
 				failed = append(failed, s.Name)
+				if !*verbose {
+					for _, line := range tried {
+						fmt.Println("  " + line)
+					}
+				}
 			}
 		default:
 			return err
 		}
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("required models not installed: %s", strings.Join(failed, ", "))
+		return fmt.Errorf("required models not installed: %s; behind a proxy, on a mirror or offline, see docs/offline.md (vault-rag models import NAME PATH)", strings.Join(failed, ", "))
 	}
 	return nil
 }
@@ -128,13 +169,13 @@ func cmdModelsFetch(ctx context.Context, args []string) error {
 // against the manifest's size and sha256 before anything is installed.
 func cmdModelsImport(args []string) error {
 	fs := flag.NewFlagSet("models import", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: vault-rag models import NAME PATH [PATH...]\n  PATH: a folder, the model's files, or a .zip/.jar/.tar/.tar.gz holding them")
-	}
+	setUsage(fs, "NAME PATH [PATH...]", `Installs the model NAME from files brought by hand, each checked against the manifest's size and
+sha256. PATH: a folder, the model's files, or a .zip/.jar/.tar/.tar.gz holding them (docs/offline.md).`)
 	if err := parseFlags(fs, args, operands{any: true}); err != nil {
 		return err
 	}
 	if fs.NArg() < 2 {
+		fs.SetOutput(os.Stderr)
 		fs.Usage()
 		return exitError{code: 2}
 	}
