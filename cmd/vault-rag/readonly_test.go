@@ -14,7 +14,7 @@ import (
 )
 
 // TestVaultNeverWritten runs every command that reads the vault or the eval
-// root (reindex, reindex --incremental, search with and without a query,
+// root (reindex, reindex --incremental, search with a query and --demo,
 // eval, eval --check, models) and checks that nothing under the root changed:
 // no content, mode or modification time, no file added or removed. With
 // --check, eval writes no baseline.
@@ -56,7 +56,7 @@ func TestVaultNeverWritten(t *testing.T) {
 	}{
 		{"reindex --incremental", []string{"reindex", "--incremental"}, "(incremental"},
 		{"search with a query", []string{"search", "lease expiry storm"}, ".md"},
-		{"search without a query", []string{"search"}, "$ vault-rag search"},
+		{"search --demo", []string{"search", "--demo"}, "$ vault-rag search"},
 		{"eval", []string{"eval", "--root", d.root, "--dataset", "demo", "--config", "keyword"}, "keyword"},
 		{"eval --check", []string{"eval", "--root", d.root, "--dataset", "demo", "--config", "keyword", "--check"}, "eval --check: demo matches"},
 		{"models", []string{"models"}, models.DefaultEmbedder + "  [embedder]  installed"},
