@@ -67,12 +67,14 @@ func SettingsFrom(getenv func(string) string) Settings {
 }
 
 // FindDataDir looks for the folder setup fetched into when none is named:
-// ./data if it exists, else the data folder of the source checkout this
-// process runs inside (so tests find it from any package folder), else the
-// data folder beside the binary's (bin/vault-rag → data/), so a client that
-// starts vault-rag from its own folder finds the models and ONNX Runtime.
+// ./data if it is one (it holds lib/ or models/: a folder of a user's that
+// happens to be called data is not taken), else the data folder of the
+// source checkout this process runs inside (so tests find it from any
+// package folder), else the data folder beside the binary's (bin/vault-rag →
+// data/), so a client that starts vault-rag from its own folder, or a
+// release archive run from anywhere, finds the models and ONNX Runtime.
 func FindDataDir() string {
-	if st, err := os.Stat("data"); err == nil && st.IsDir() {
+	if isDataDir("data") {
 		return "data"
 	}
 	if wd, err := os.Getwd(); err == nil {
@@ -91,6 +93,16 @@ func FindDataDir() string {
 		return filepath.Join(dir, "data")
 	}
 	return "data"
+}
+
+// isDataDir reports whether dir looks like a data folder setup filled.
+func isDataDir(dir string) bool {
+	for _, sub := range []string{"lib", "models"} {
+		if st, err := os.Stat(filepath.Join(dir, sub)); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // BesideExecutable returns the folder above the running binary's own

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -30,6 +31,29 @@ func TestSettingsFrom(t *testing.T) {
 	}
 	if got := SettingsFrom(func(string) string { return "" }).DataDir; got != FindDataDir() {
 		t.Errorf("no VAULT_RAG_DATA: data folder %q, want FindDataDir's %q", got, FindDataDir())
+	}
+}
+
+// FindDataDir takes ./data only when it is a data folder (lib/ or models/
+// in it), not any folder of that name: a release archive run from a user's
+// folder that has one would otherwise look for ONNX Runtime there, not
+// beside its binary.
+func TestIsDataDir(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		sub  string // made under the folder
+		want bool
+	}{{"", false}, {"photos", false}, {"lib", true}, {"models", true}} {
+		d := filepath.Join(dir, "case-"+tc.sub)
+		if err := os.MkdirAll(filepath.Join(d, tc.sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := isDataDir(d); got != tc.want {
+			t.Errorf("isDataDir(a folder holding %q) = %v, want %v", tc.sub, got, tc.want)
+		}
+	}
+	if isDataDir(filepath.Join(dir, "absent")) {
+		t.Error("a folder that does not exist is a data folder")
 	}
 }
 

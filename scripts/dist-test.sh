@@ -2,7 +2,8 @@
 # dist-test.sh runs the release archive as a user would: extracted into an
 # empty folder, started with a bare environment (env -i: only HOME and
 # PATH=/usr/bin:/bin, no VAULT_RAG_DATA, no Go, cargo or npm on the path),
-# from a working folder of its own, against a copy of the demo vault. The
+# from a working folder of its own (which has a data/ folder of the user's),
+# against a copy of the demo vault. The
 # first reindex fetches the embedder on first use into the archive's data
 # folder; search must then print a demo note.
 #
@@ -32,6 +33,9 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/install" "$tmp/home" "$tmp/work"
 tar -xzf "$archive" -C "$tmp/install"
 cp -r vault "$tmp/work/notes"
+# A folder of the user's that happens to be called data must not be taken
+# for the archive's.
+mkdir -p "$tmp/work/data/photos"
 bin=$tmp/install/vault-rag/bin/vault-rag
 fail() { echo "dist-test: FAIL: $*" >&2; exit 1; }
 pass() { echo "dist-test: ok: $*"; }
