@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +33,15 @@ type Options struct {
 	Reps      int            // repetitions of the reindex measurements (default 3)
 	Prepare   bool           // only generate and index the scale vaults (cached for later runs)
 	Only      string         // one section alone (reindex, throughput, rerank, latency: sectionParts), "" for all
-	Embedder  string         // the model of the throughput and latency sections ("" for the default)
+	Embedder  string         // the model of the throughput, latency and first-answer sections ("" for the default)
+	// Throughput is the vault the throughput section embeds (default the
+	// demo vault; it should hold 3,000 chunks or more for the figure to
+	// mean something).
+	Throughput string
+	// FirstAnswer are vaults whose first build is timed to its first
+	// answer and to its end; the largest of Sizes is timed to its first
+	// answer, its end projected.
+	FirstAnswer []string
 	// RerankQueries is how many demo queries the rerank section times per
 	// passage and scorer (default 10).
 	RerankQueries int
@@ -88,20 +97,22 @@ type parts struct {
 	latency    bool // query latency and index size, per dataset
 	recall     bool // the binary vector search's recall, per dataset
 	rerank     bool // the rerank stage's cost on the demo vault
+	first      bool // a first build's time to its first answer
 }
 
 // sectionParts is what a run keeps with --only naming a section ("" for the
 // full run).
 func sectionParts(only string) (parts, error) {
 	p, ok := map[string]parts{
-		"":           {reindex: true, throughput: true, latency: true, recall: true, rerank: true},
-		"reindex":    {reindex: true},
-		"throughput": {throughput: true},
-		"rerank":     {rerank: true},
-		"latency":    {latency: true},
+		"":             {reindex: true, throughput: true, latency: true, recall: true, rerank: true, first: true},
+		"reindex":      {reindex: true},
+		"throughput":   {throughput: true},
+		"rerank":       {rerank: true},
+		"latency":      {latency: true},
+		"first-answer": {first: true},
 	}[only]
 	if !ok {
-		return p, fmt.Errorf("bench: no section %q (reindex, throughput, rerank, latency)", only)
+		return p, fmt.Errorf("bench: no section %q (reindex, throughput, rerank, latency, first-answer)", only)
 	}
 	return p, nil
 }
@@ -169,6 +180,22 @@ func (r *runner) run(ctx context.Context, p parts) error {
 			}
 		}
 	}
+	if p.first {
+		for _, v := range r.o.FirstAnswer {
+			if err := firstAnswer(ctx, r.o, r.res, v, vaultName(v), true, r.logf); err != nil {
+				return err
+			}
+		}
+		if n := slices.Max(append([]int{0}, r.o.Sizes...)); n > 0 {
+			v, err := genVault(ctx, r.work, n, r.logf)
+			if err != nil {
+				return err
+			}
+			if err := firstAnswer(ctx, r.o, r.res, v, fmt.Sprintf("gen-%d", n), false, r.logf); err != nil {
+				return err
+			}
+		}
+	}
 	if !p.throughput && !p.latency {
 		return nil
 	}
@@ -182,7 +209,11 @@ func (r *runner) run(ctx context.Context, p parts) error {
 		return err
 	}
 	if p.throughput {
-		if err := throughput(ctx, r.res, emb, r.vault, r.work, r.logf); err != nil {
+		v := r.vault
+		if r.o.Throughput != "" {
+			v = r.o.Throughput
+		}
+		if err := throughput(ctx, r.res, emb, v, r.work, r.logf); err != nil {
 			return err
 		}
 	}
@@ -295,27 +326,48 @@ func (r *runner) beir(ctx context.Context, emb *models.Embedder, dir, name strin
 // embedder (once per content), returning the index path.
 func scaleIndex(ctx context.Context, work string, n int, logf func(string, ...any)) (string, error) {
 	name := fmt.Sprintf("gen-%d", n)
-	dir := filepath.Join(work, name)
-	v := filepath.Join(dir, "vault")
-	if _, err := os.Stat(filepath.Join(dir, "generated")); err != nil {
-		os.RemoveAll(v)
-		t0 := time.Now()
-		sum, err := gen.Generate(ctx, v, gen.Options{Notes: n, Seed: 1})
-		if err != nil {
-			return "", err
-		}
-		logf("generated %s: %d notes in %s", name, sum.Notes, time.Since(t0).Round(time.Millisecond))
-		if err := os.WriteFile(filepath.Join(dir, "generated"), nil, 0o644); err != nil {
-			return "", err
-		}
+	v, err := genVault(ctx, work, n, logf)
+	if err != nil {
+		return "", err
 	}
-	db := filepath.Join(dir, "index.db")
+	db := filepath.Join(work, name, "index.db")
 	t0 := time.Now()
 	if _, err := eval.EnsureIndex(ctx, hashEmbedder, v, db, logf); err != nil {
 		return "", err
 	}
 	logf("%s index ready in %s", name, time.Since(t0).Round(time.Millisecond))
 	return db, nil
+}
+
+// vaultName names a vault folder in the tables: its own name, or its
+// parent's when it is called vault (a dataset's DATASET/vault).
+func vaultName(v string) string {
+	v = filepath.Clean(v)
+	if filepath.Base(v) == "vault" {
+		return filepath.Base(filepath.Dir(v))
+	}
+	return filepath.Base(v)
+}
+
+// genVault generates a vault of n notes once, and returns its folder.
+func genVault(ctx context.Context, work string, n int, logf func(string, ...any)) (string, error) {
+	name := fmt.Sprintf("gen-%d", n)
+	dir := filepath.Join(work, name)
+	v := filepath.Join(dir, "vault")
+	if _, err := os.Stat(filepath.Join(dir, "generated")); err == nil {
+		return v, nil
+	}
+	os.RemoveAll(v)
+	t0 := time.Now()
+	sum, err := gen.Generate(ctx, v, gen.Options{Notes: n, Seed: 1})
+	if err != nil {
+		return "", err
+	}
+	logf("generated %s: %d notes in %s", name, sum.Notes, time.Since(t0).Round(time.Millisecond))
+	if err := os.WriteFile(filepath.Join(dir, "generated"), nil, 0o644); err != nil {
+		return "", err
+	}
+	return v, nil
 }
 
 func texts(qs []eval.Query, n int) []string {
@@ -448,20 +500,25 @@ func incremental(ctx context.Context, emb index.Embedder, vault, work string) (t
 	return time.Since(t0), nil
 }
 
+// throughputReps is how many times the throughput section embeds its vault
+// each way, alternating: each pass embeds thousands of chunks.
+const throughputReps = 2
+
 // throughput compares the indexer's embedding rate with the raw ONNX session's
-// on the same chunks.
+// on the same chunks, alternating the two so a shared machine's load falls
+// on both alike.
 func throughput(ctx context.Context, res *Results, emb *models.Embedder, vault, work string, logf func(string, ...any)) error {
 	chunkTexts, err := index.ChunkTexts(ctx, vault, emb)
 	if err != nil {
 		return err
 	}
 	prep := emb.Prepare(chunkTexts)
-	if err := emb.RunPrepared(ctx, prep); err != nil { // warm
+	if err := emb.RunPrepared(ctx, emb.Prepare(chunkTexts[:min(64, len(chunkTexts))])); err != nil { // warm
 		return err
 	}
 	var raw, indexer []time.Duration
 	db := filepath.Join(work, "throughput.db")
-	for i := 0; i < 3; i++ {
+	for i := 0; i < throughputReps; i++ {
 		t0 := time.Now()
 		if err := emb.RunPrepared(ctx, prep); err != nil {
 			return err
@@ -480,9 +537,10 @@ func throughput(ctx context.Context, res *Results, emb *models.Embedder, vault, 
 	}
 	n := float64(len(chunkTexts))
 	r, ix := measure.Percentile(raw, 50), measure.Percentile(indexer, 50)
-	res.add("throughput", "raw ONNX session (pre-tokenized, length-sorted over all chunks)", "demo", n/r.Seconds(), "chunks/s", fmt.Sprintf("%d chunks, %s", len(chunkTexts), emb.Name()))
-	res.add("throughput", "indexer (scan, parse, chunk, tokenize, embed, write)", "demo", n/ix.Seconds(), "chunks/s", "")
-	res.add("throughput", "indexer / raw", "demo", 100*r.Seconds()/ix.Seconds(), "%", "")
+	name := vaultName(vault)
+	res.add("throughput", "raw ONNX session (pre-tokenized, length-sorted over all chunks)", name, n/r.Seconds(), "chunks/s", fmt.Sprintf("%d chunks, %s, median of %d", len(chunkTexts), emb.Name(), throughputReps))
+	res.add("throughput", "indexer (scan, parse, chunk, tokenize, embed, write)", name, n/ix.Seconds(), "chunks/s", "")
+	res.add("throughput", "indexer / raw", name, 100*r.Seconds()/ix.Seconds(), "%", "")
 	logf("throughput: raw %.1f chunks/s, indexer %.1f chunks/s", n/r.Seconds(), n/ix.Seconds())
 	return nil
 }

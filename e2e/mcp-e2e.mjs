@@ -4,14 +4,16 @@
 // checks the refusals (path traversal, unknown parameters, a foreign Origin).
 //
 // It runs against a temporary copy of the demo vault and a temporary index, so
-// the real vault and data/vault.db are never touched. When data/vault.db exists
-// it seeds the temporary index (the server's catch-up build then embeds
-// nothing); otherwise the server builds the index itself.
+// the real vault and the demo's index are never touched. When the demo's index
+// has an embedding cache (`make demo` leaves one), it seeds the temporary
+// index's cache: the server's first build, of the copy, then embeds nothing.
+// (The index itself cannot be copied: it records the vault it was built from,
+// and the server refuses an index of another vault.)
 //
 // Usage: node mcp-e2e.mjs   (from e2e/, after `make build`; `make e2e` does both)
 // The last line is "e2e: N passed, M failed"; the exit code is 1 on any failure.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -171,14 +173,28 @@ function exited(child) {
   });
 }
 
+// demoIndexCache is the embedding cache beside the demo vault's own index,
+// as `vault-rag status` names that index; null when status cannot say.
+function demoIndexCache() {
+  const r = spawnSync(bin, ['status', '--json', '--vault', path.join(repo, 'vault')], {
+    env: { ...process.env, VAULT_RAG_DATA: dataDir, DB_PATH: '' }, encoding: 'utf8',
+  });
+  if (r.status !== 0) return null;
+  try {
+    return JSON.parse(r.stdout).index + '.embeddings';
+  } catch {
+    return null;
+  }
+}
+
 async function main() {
   if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run \`make build\``);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-rag-e2e-'));
   const vault = path.join(tmp, 'vault');
   const db = path.join(tmp, 'vault.db');
   fs.cpSync(path.join(repo, 'vault'), vault, { recursive: true, verbatimSymlinks: true });
-  const seed = path.join(dataDir, 'vault.db');
-  if (fs.existsSync(seed)) fs.copyFileSync(seed, db);
+  const seed = demoIndexCache();
+  if (seed && fs.existsSync(seed)) fs.copyFileSync(seed, db + '.embeddings');
   const env = {
     ...process.env,
     VAULT_PATH: vault,

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,6 +67,13 @@ type BuildOptions struct {
 	// NoCache embeds every chunk and keeps nothing in the embedding cache
 	// (CachePath) beside the index: a benchmark of the model's throughput.
 	NoCache bool
+	// EmbedderWhy says why the embedder was chosen; the index records it
+	// (DB.Meta("embedder_why")) when set, for `vault-rag status`.
+	EmbedderWhy string
+	// Force replaces an index built from another vault; without it such an
+	// index is refused with a *VaultMismatchError, so a second vault never
+	// silently takes over the first one's index.
+	Force bool
 
 	// script and scriptShare are the vault's dominant script and its share
 	// of the letters, counted by Build and recorded by finish.
@@ -115,18 +121,33 @@ type Report struct {
 	Skipped  []vault.Skipped `json:"skipped"`
 	Warnings []vault.Skipped `json:"warnings"` // notes indexed despite a problem
 	Duration time.Duration   `json:"duration_ns"`
+	// SkippedByKind counts what the build passed over by kind: Skipped's
+	// files and folders and the hidden ones the scan does not list
+	// (vault.Listing.SkippedByKind).
+	SkippedByKind map[string]int `json:"skipped_by_kind"`
 }
 
 // Build indexes the vault into opts.DBPath. A full build writes a new file
 // beside the old one and renames it into place, so a reader never sees a
 // half-built index and a crash leaves the old one; an incremental build changes
-// the existing file in one transaction. The vault is only read.
+// the existing file in one transaction. Where there is no complete index yet
+// (a vault's first build, or one whose embedding was interrupted), the full
+// build puts the keyword index of every note in place before it embeds
+// anything, and then adds the vectors to the live file in committed batches
+// (staged.go): the index answers keyword searches within seconds and vector
+// searches over what is embedded so far. The vault is only read.
 func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error) {
 	start := time.Now()
-	files, skipped, err := vault.Scan(ctx, opts.VaultPath, opts.Scan)
+	if !opts.Force {
+		if err := checkVault(opts.DBPath, builtFrom(ctx, opts.DBPath), opts.VaultPath); err != nil {
+			return Report{}, err
+		}
+	}
+	listing, err := vault.List(ctx, opts.VaultPath, opts.Scan)
 	if err != nil {
 		return Report{}, err
 	}
+	files := listing.Files
 	opts.script, opts.scriptShare = vault.FilesScript(files)
 	var rep Report
 	if opts.Incremental {
@@ -143,9 +164,21 @@ func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error)
 		return rep, err
 	}
 	rep.Script, rep.ScriptShare = opts.script, opts.scriptShare
-	rep.Skipped = append(skipped, rep.Skipped...)
+	rep.SkippedByKind = listing.SkippedByKind
+	for _, s := range rep.Skipped { // the build's own: empty files
+		k := s.Kind
+		if k == "" {
+			k = s.Reason
+		}
+		rep.SkippedByKind[k]++
+	}
+	rep.Skipped = append(listing.Skipped, rep.Skipped...)
+	rep.Warnings = append(listing.Warnings, rep.Warnings...) // settings the scan could not use
 	sort.Slice(rep.Skipped, func(i, j int) bool { return rep.Skipped[i].Path < rep.Skipped[j].Path })
 	rep.Duration = time.Since(start)
+	if err := recordBuild(ctx, opts.DBPath, rep); err != nil {
+		return rep, err
+	}
 	return rep, nil
 }
 
@@ -178,18 +211,30 @@ func countTruncated(cs []vault.Chunk) int {
 }
 
 // finish resolves wikilinks to note ids and records what the index is.
-func finish(ctx context.Context, tx *sql.Tx, emb Embedder, opts BuildOptions) error {
+// partial says some chunks have no vector yet (a staged build goes on
+// embedding them): their binary codes wait for the last one, since the
+// centre they are taken against is the mean of every vector.
+func finish(ctx context.Context, tx *sql.Tx, emb Embedder, opts BuildOptions, partial bool) error {
 	if err := resolveLinks(ctx, tx); err != nil {
 		return fmt.Errorf("resolve links: %w", err)
 	}
-	if err := syncCodes(ctx, tx, emb.Dim()); err != nil {
-		return fmt.Errorf("quantize vectors: %w", err)
+	if !partial {
+		if err := syncCodes(ctx, tx, emb.Dim()); err != nil {
+			return fmt.Errorf("quantize vectors: %w", err)
+		}
 	}
 	fp, err := fingerprint(ctx, tx)
 	if err != nil {
 		return err
 	}
-	absVault, _ := filepath.Abs(opts.VaultPath)
+	cov, err := countCoverage(ctx, tx)
+	if err != nil {
+		return err
+	}
+	absVault, err := canonicalVault(opts.VaultPath)
+	if err != nil {
+		return fmt.Errorf("record the vault: %w", err)
+	}
 	meta := map[string]string{
 		"schema_version": SchemaVersion,
 		"embedder":       emb.Name(),
@@ -199,6 +244,12 @@ func finish(ctx context.Context, tx *sql.Tx, emb Embedder, opts BuildOptions) er
 		"fingerprint":    fp,
 		"script":         opts.script,
 		"script_share":   strconv.FormatFloat(opts.scriptShare, 'f', 4, 64),
+		metaChunks:       strconv.Itoa(cov.Chunks),
+		metaEmbedded:     strconv.Itoa(cov.Embedded),
+		metaComplete:     boolMeta(!partial),
+	}
+	if opts.EmbedderWhy != "" {
+		meta["embedder_why"] = opts.EmbedderWhy
 	}
 	for k, v := range meta {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {

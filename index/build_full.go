@@ -65,20 +65,26 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 	if err != nil {
 		return rep, err
 	}
-	// Embed what the cache lacks, shortest first over the whole vault.
 	rep.Embedded = pending
 	rep.Reused = rep.Chunks - pending
-	if err := embedPending(ctx, emb, cache, pending, rep.Reused, opts.Progress); err != nil {
-		return rep, err
+	// With a complete index in place, readers keep it until the new one is
+	// whole; with none, the keyword index goes in first (staged.go).
+	staged := pending > 0 && !completeIndexAt(ctx, opts.DBPath)
+	if !staged {
+		// Embed what the cache lacks, shortest first over the whole vault.
+		if err := embedPending(ctx, emb, cache, pending, rep.Reused, opts.Progress, nil); err != nil {
+			return rep, err
+		}
 	}
-	// Vectors, in chunk id order.
-	if err := copyVectors(ctx, tx, w, cache); err != nil {
+	// Vectors, in chunk id order: all of them, or, staged, those the cache
+	// already has.
+	if err := copyVectors(ctx, tx, w, cache, staged); err != nil {
 		return rep, err
 	}
 	if err := w.kw.flush(ctx, tx); err != nil {
 		return rep, err
 	}
-	if err := finish(ctx, tx, emb, opts); err != nil {
+	if err := finish(ctx, tx, emb, opts, staged); err != nil {
 		return rep, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -91,6 +97,11 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 		return rep, err
 	}
 	ok = true
+	if staged {
+		if err := embedLive(ctx, emb, cache, opts, pending, rep.Reused); err != nil {
+			return rep, err
+		}
+	}
 	if !opts.NoCache {
 		// Keep the cache to what the vault holds now. A failure costs only
 		// disk space, so it does not fail the build.
@@ -215,8 +226,9 @@ func swapIn(ctx context.Context, tmp, dbPath string) error {
 }
 
 // embedPending embeds the pending table, sorted by length, a batch at a time:
-// only one batch of texts is in memory.
-func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reused int, progress func(Progress)) error {
+// only one batch of texts is in memory. done, when set, receives each batch
+// once the cache has it.
+func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reused int, progress func(Progress), done func([]embedItem, [][]float32) error) error {
 	if n == 0 {
 		if progress != nil {
 			progress(Progress{Phase: "embedding", Reused: reused})
@@ -275,12 +287,14 @@ func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reuse
 		}
 		return items, rows.Err()
 	}
-	return embedSorted(ctx, emb, cache, ntoks, reused, progress, batch, nil)
+	return embedSorted(ctx, emb, cache, ntoks, reused, progress, batch, done)
 }
 
 // copyVectors writes every chunk's vector from the cache into the index, in
-// chunk id order (the order a KNN's ties are stored in).
-func copyVectors(ctx context.Context, tx *sql.Tx, w *writer, cache *embedCache) error {
+// chunk id order (the order a KNN's ties are stored in). skipMissing leaves a
+// chunk the cache has no vector for without one (a staged build embeds it
+// later); otherwise that is an error.
+func copyVectors(ctx context.Context, tx *sql.Tx, w *writer, cache *embedCache, skipMissing bool) error {
 	last := int64(-1)
 	type row struct {
 		id   int64
@@ -312,13 +326,16 @@ func copyVectors(ctx context.Context, tx *sql.Tx, w *writer, cache *embedCache) 
 			if err != nil {
 				return fmt.Errorf("embedding cache: %w", err)
 			}
+			last = r.id
+			if blob == nil && skipMissing {
+				continue
+			}
 			if blob == nil {
 				return fmt.Errorf("embedding cache: no vector for chunk %d", r.id)
 			}
 			if err := w.addVector(ctx, r.id, blob); err != nil {
 				return fmt.Errorf("index chunk vector %d: %w", r.id, err)
 			}
-			last = r.id
 		}
 	}
 }

@@ -179,7 +179,7 @@ func writeChanges(ctx context.Context, db *sql.DB, emb Embedder, opts BuildOptio
 	if err := w.kw.flush(ctx, tx); err != nil {
 		return err
 	}
-	if err := finish(ctx, tx, emb, opts); err != nil {
+	if err := finish(ctx, tx, emb, opts, false); err != nil {
 		return err
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks WHERE truncated)`).Scan(&rep.Notes, &rep.Chunks, &rep.Truncated); err != nil {
@@ -192,7 +192,7 @@ func writeChanges(ctx context.Context, db *sql.DB, emb Embedder, opts BuildOptio
 }
 
 // checkCompatible says why the index cannot be changed in place: damaged,
-// of another schema, or embedded by another model.
+// of another schema, embedded by another model, or still being embedded.
 func checkCompatible(ctx context.Context, db *sql.DB, emb Embedder) error {
 	// A damaged file can still serve the few reads below and then fail
 	// half-way through the build ("database disk image is malformed").
@@ -208,6 +208,12 @@ func checkCompatible(ctx context.Context, db *sql.DB, emb Embedder) error {
 	}
 	if m["embedder"] != emb.Name() {
 		return fmt.Errorf("index embedded with %q, the embedder is now %q", m["embedder"], emb.Name())
+	}
+	if m[metaComplete] == "0" {
+		// A staged build was stopped while embedding: the full build that
+		// follows puts the keyword index back at once and embeds only what
+		// the cache lacks.
+		return errors.New("the index's vectors are not all embedded yet")
 	}
 	return nil
 }
@@ -311,10 +317,11 @@ func embedItems(ctx context.Context, emb Embedder, cache *embedCache, items []em
 	out := make(map[string][]float32, len(items))
 	err := embedSorted(ctx, emb, cache, ntoks, reused, progress,
 		func(lo, hi int) ([]embedItem, error) { return items[lo:hi], nil },
-		func(batch []embedItem, vecs [][]float32) {
+		func(batch []embedItem, vecs [][]float32) error {
 			for i, it := range batch {
 				out[it.hash] = vecs[i]
 			}
+			return nil
 		})
 	if err != nil {
 		return nil, err

@@ -856,7 +856,8 @@ func TestBuildFailureKeepsIndex(t *testing.T) {
 			}
 			emb := newFake()
 			emb.failAfter = tc.failAfter
-			_, err = Build(tc.ctx, emb, BuildOptions{VaultPath: vault, DBPath: dbPath, Incremental: tc.incremental})
+			// Force: the index copied in was built from the base vault.
+			_, err = Build(tc.ctx, emb, BuildOptions{VaultPath: vault, DBPath: dbPath, Incremental: tc.incremental, Force: true})
 			if err == nil {
 				t.Fatal("Build succeeded, want an error")
 			}

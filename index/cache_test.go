@@ -92,9 +92,10 @@ func TestBuildReusesCache(t *testing.T) {
 	}
 }
 
-// TestBuildResumesFromCache: a build that fails part-way keeps every batch
-// finished before the failure, and the next build embeds only the rest.
-// Batches are sorted by length over the whole vault, not per slice.
+// TestBuildResumesFromCache: a first build that fails part-way leaves the
+// keyword index and every batch finished before the failure, marked
+// incomplete, and the next build, even an incremental one, embeds only the
+// rest. Batches are sorted by length over the whole vault, not per slice.
 func TestBuildResumesFromCache(t *testing.T) {
 	vault, dbPath := newFixture(t)
 	emb := &smallBatches{fakeEmbedder: newFake()}
@@ -102,12 +103,17 @@ func TestBuildResumesFromCache(t *testing.T) {
 	if _, err := Build(context.Background(), emb, BuildOptions{VaultPath: vault, DBPath: dbPath}); err == nil {
 		t.Fatal("the build with a failing embedder succeeded")
 	}
-	if _, err := os.Stat(dbPath); err == nil {
-		t.Fatal("a failed first build left an index")
-	}
 	if n := cacheCount(t, dbPath); n != 6 {
 		t.Errorf("after three batches of two the cache holds %d vectors, want 6", n)
 	}
+	d := open(t, dbPath)
+	if got := keywordPaths(t, d, `"xylophone"`, Filter{}); !reflect.DeepEqual(got, []string{"alpha.md"}) {
+		t.Errorf("the interrupted first build's keyword search = %v, want alpha.md", got)
+	}
+	if cov, err := d.Coverage(context.Background()); err != nil || cov.Chunks != fixtureChunks || cov.Embedded > 6 || cov.Complete() {
+		t.Errorf("the interrupted first build's coverage = %+v, %v; want at most 6 of %d", cov, err, fixtureChunks)
+	}
+	d.Close()
 	var lengths []int
 	for _, c := range emb.calls[:3] {
 		if len(c) > 2 {
@@ -117,7 +123,10 @@ func TestBuildResumesFromCache(t *testing.T) {
 	}
 
 	emb2 := &smallBatches{fakeEmbedder: newFake()}
-	rep := build(t, emb2, vault, dbPath, false)
+	rep := build(t, emb2, vault, dbPath, true)
+	if rep.Mode != "full" || !strings.Contains(rep.Fallback, "not all embedded") {
+		t.Errorf("the resumed build ran %s (fallback %q), want a full one: the index is incomplete", rep.Mode, rep.Fallback)
+	}
 	if rep.Embedded != fixtureChunks-6 || rep.Reused != 6 {
 		t.Errorf("the resumed build: %+v, want %d embedded and 6 reused", rep, fixtureChunks-6)
 	}

@@ -66,10 +66,10 @@ func runBatch(ctx context.Context, emb Embedder, items []embedItem) ([][]float32
 // planBatches cuts, committing each batch to the cache as soon as the model
 // returns it, so a killed build loses at most the batch in flight. batch
 // hands over the texts [lo, hi), only one batch of them in memory at a time;
-// done, when set, receives each batch's vectors. Progress counts the texts
+// done, when set, receives each batch's vectors after the cache has them. Progress counts the texts
 // and their tokens; reused is passed through.
 func embedSorted(ctx context.Context, emb Embedder, cache *embedCache, ntoks []int, reused int, progress func(Progress),
-	batch func(lo, hi int) ([]embedItem, error), done func([]embedItem, [][]float32)) error {
+	batch func(lo, hi int) ([]embedItem, error), done func([]embedItem, [][]float32) error) error {
 	totalTok, doneTok := 0, 0
 	for _, n := range ntoks {
 		totalTok += n
@@ -105,7 +105,9 @@ func embedSorted(ctx context.Context, emb Embedder, cache *embedCache, ntoks []i
 			return err
 		}
 		if done != nil {
-			done(items, vecs)
+			if err := done(items, vecs); err != nil {
+				return err
+			}
 		}
 		report(b[1])
 	}

@@ -174,7 +174,8 @@ type codeSet struct {
 
 // codeCache holds the loaded codes of one open DB. An incremental build
 // changes the open file in place, and finish() rewrites built_at and the
-// fingerprint, so a query compares those and reloads when they moved.
+// fingerprint (a staged build's last commit, the vector count), so a query
+// compares those and reloads when they moved.
 type codeCache struct {
 	mu  sync.Mutex
 	set *codeSet
@@ -182,7 +183,7 @@ type codeCache struct {
 
 func (d *DB) codes(ctx context.Context) (*codeSet, error) {
 	var version string
-	if err := d.sql.QueryRowContext(ctx, `SELECT group_concat(value, ' ') FROM (SELECT value FROM meta WHERE key IN ('built_at', 'fingerprint') ORDER BY key)`).Scan(&version); err != nil {
+	if err := d.sql.QueryRowContext(ctx, `SELECT group_concat(value, ' ') FROM (SELECT value FROM meta WHERE key IN ('built_at', 'fingerprint', 'vectors_embedded') ORDER BY key)`).Scan(&version); err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
 	d.cc.mu.Lock()
@@ -284,6 +285,12 @@ func Candidates(k, oversample int) int {
 // scores Nearest gives them. With k or candidates at least the chunk count it
 // examines every chunk and equals Nearest.
 func (d *DB) NearestBinary(ctx context.Context, v []float32, k, candidates int) ([]Hit, error) {
+	if done, err := d.vectorsComplete(ctx); err != nil {
+		return nil, err
+	} else if !done {
+		// A staged build is still embedding: no codes yet (staged.go).
+		return d.Nearest(ctx, v, k)
+	}
 	s, err := d.codes(ctx)
 	if err != nil {
 		return nil, err

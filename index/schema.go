@@ -13,8 +13,9 @@ import (
 
 // SchemaVersion changes whenever the tables below change; an index of another
 // version is rebuilt, never migrated. 4: chunks_fts and the keyword postings
-// hold Chinese, Japanese and Korean text as bigrams (SplitCJK).
-const SchemaVersion = "4"
+// hold Chinese, Japanese and Korean text as bigrams (SplitCJK). 5: their
+// title field holds a note's frontmatter aliases after its title.
+const SchemaVersion = "5"
 
 var vecOnce sync.Once
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // writer holds the prepared statements of one transaction.
@@ -87,6 +89,7 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 	if len(n.Chunks) >= chunkIDsPerNote {
 		return fmt.Errorf("insert note %s: %d chunks, more than %d", n.Path, len(n.Chunks), chunkIDsPerNote-1)
 	}
+	ftsTitle := SplitCJK(searchTitle(n))
 	for j, c := range n.Chunks {
 		cid := id*chunkIDsPerNote + int64(c.Ord)
 		if _, err := w.chunk.ExecContext(ctx, cid, id, c.Ord, c.Part, c.Heading, c.Body, c.Truncated, p.hashes[j]); err != nil {
@@ -96,7 +99,7 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 		if c.Heading != "" {
 			ftsBody = c.Heading + "\n" + c.Body
 		}
-		ftsTitle, ftsBody := SplitCJK(n.Title), SplitCJK(ftsBody)
+		ftsBody = SplitCJK(ftsBody)
 		if _, err := w.fts.ExecContext(ctx, cid, ftsTitle, ftsBody); err != nil {
 			return fmt.Errorf("index chunk text of %s: %w", n.Path, err)
 		}
@@ -120,6 +123,16 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 		}
 	}
 	return nil
+}
+
+// searchTitle is the text a note's title is searched by: the title and its
+// aliases, as Obsidian's quick switcher finds a note by either. notes.title
+// keeps the title alone, for display.
+func searchTitle(n *vault.Note) string {
+	if len(n.Frontmatter.Aliases) == 0 {
+		return n.Title
+	}
+	return n.Title + " " + strings.Join(n.Frontmatter.Aliases, " ")
 }
 
 // addVector stores a chunk's vector for both searches: in chunks_vec for the

@@ -2,7 +2,7 @@
 //
 // It copies the demo vault to a temporary folder (./vault is only ever read),
 // starts the real binary on a free 127.0.0.1 port against that copy and a
-// temporary index (seeded from data/vault.db when there is one), and drives it
+// temporary index (its embedding cache seeded from the demo's index when there is one), and drives it
 // with concurrent mcp-go streamable-HTTP clients, each with its own session:
 // a fixed number of calls in a deterministic mix of vault_search, vault_read,
 // vault_list and vault_delta, with one vault_reindex in the middle, issued

@@ -54,9 +54,9 @@ type Host struct {
 
 // IndexInfo is how the server's index came to be.
 type IndexInfo struct {
-	Seed         string        `json:"seed"` // the file copied in, or why none was
+	Seed         string        `json:"seed"` // the embedding cache copied in, or why none was
 	Seeded       bool          `json:"seeded"`
-	SeedCurrent  bool          `json:"seed_current"` // the startup build found nothing to do
+	SeedCurrent  bool          `json:"seed_current"` // the startup build embedded nothing
 	StartupBuild *BuildSummary `json:"startup_build"`
 	ReadySeconds float64       `json:"ready_seconds"` // start to ready (startup build done)
 	Notes        int           `json:"notes"`
@@ -261,13 +261,13 @@ func (r *Report) WriteTable(w io.Writer) {
 		r.Calls, r.Clients, r.Protocol, r.Sessions, r.Seed)
 	fmt.Fprintf(w, "host: %d CPUs, %s, %s; load average %s at start, %s at end (a shared machine: times are indicative)\n",
 		r.Host.CPUs, r.Host.OS, r.Host.Go, r.Host.LoadAvgStart, r.Host.LoadAvgEnd)
-	seed := "no seed, built by the server"
+	seed := "no seed, every chunk embedded by the server"
 	if r.Index.Seeded {
-		seed = "seeded from " + r.Index.Seed
+		seed = "embedding cache seeded from " + r.Index.Seed
 		if r.Index.SeedCurrent {
-			seed += " (current: the startup build changed nothing)"
+			seed += " (current: the startup build embedded nothing)"
 		} else {
-			seed += " (stale: the startup build caught up)"
+			seed += " (stale: the startup build embedded what changed)"
 		}
 	}
 	fmt.Fprintf(w, "index: %d notes, %d chunks, %s; server ready in %.1f s\n", r.Index.Notes, r.Index.Chunks, seed, r.Index.ReadySeconds)

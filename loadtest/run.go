@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 )
@@ -202,7 +203,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.rep.Index.Notes, r.rep.Index.Chunks = h.Notes, h.Chunks
 	r.rep.Index.StartupBuild = h.Reindex.LastReport
 	if b := h.Reindex.LastReport; r.rep.Index.Seeded && b != nil {
-		r.rep.Index.SeedCurrent = b.Mode == "incremental" && b.Added+b.Changed+b.Removed+b.Embedded == 0
+		r.rep.Index.SeedCurrent = b.Embedded == 0
 	}
 	r.rep.Degraded = h.DegradedStages
 	r.logf("server ready in %.1fs: %d notes, %d chunks; startup build %+v", r.rep.Index.ReadySeconds, h.Notes, h.Chunks, h.Reindex.LastReport)
@@ -279,19 +280,24 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// seed copies the checkout's index to db when there is one: the server's
-// startup build then only catches up with what differs (nothing, when the
-// index is current, which the report says). Without one the server builds
-// the index itself.
+// seed copies the embedding cache of the checkout's demo index, when there
+// is one, beside db: the server's first build, of the copied vault, then
+// embeds nothing. (The index itself records the vault it was built from,
+// and the server refuses it for another.) Without one the server embeds
+// every chunk.
 func (r *runner) seed(db string) error {
-	seed := filepath.Join(r.o.DataDir, "vault.db")
+	own, err := index.DefaultPath(r.o.DataDir, filepath.Join(r.o.Root, "vault"))
+	if err != nil {
+		return err
+	}
+	seed := index.CachePath(own)
 	fi, err := os.Stat(seed)
 	if err != nil || !fi.Mode().IsRegular() {
-		r.rep.Index.Seed = "none: the server builds the index"
+		r.rep.Index.Seed = "none: the server embeds every chunk"
 		return nil
 	}
-	if err := vaulttest.CopyFile(seed, db, 0o644); err != nil {
-		return fmt.Errorf("seed the index from %s: %w", seed, err)
+	if err := vaulttest.CopyFile(seed, index.CachePath(db), 0o644); err != nil {
+		return fmt.Errorf("seed the embedding cache from %s: %w", seed, err)
 	}
 	r.rep.Index.Seed, r.rep.Index.Seeded = seed, true
 	return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 )
@@ -22,15 +23,22 @@ const (
 // configurations would need is informational, in OtherConfigurations, and
 // never changes Status.
 type Health struct {
-	Status          string        `json:"status"` // StatusOK, StatusDegraded or StatusError
-	Version         string        `json:"version"`
-	Notes           int           `json:"notes"`
-	Chunks          int           `json:"chunks"`
-	IndexAgeSeconds *int64        `json:"index_age_seconds"` // null without an index
-	BuiltAt         string        `json:"built_at,omitempty"`
-	Index           string        `json:"index"` // "ok", or why it cannot be read
-	Config          string        `json:"config"`
-	Models          []ModelHealth `json:"models"`
+	Status    string `json:"status"` // StatusOK, StatusDegraded or StatusError
+	Version   string `json:"version"`
+	Vault     string `json:"vault"` // the vault served, absolute with symlinks resolved
+	IndexPath string `json:"index_path"`
+	Notes     int    `json:"notes"`
+	Chunks    int    `json:"chunks"`
+	// Vectors says how many chunks have their vector: fewer than Chunks
+	// while a first build is still embedding (keyword search finds every
+	// note meanwhile; vector search, the embedded ones). Null without an
+	// index.
+	Vectors         *index.Coverage `json:"vectors"`
+	IndexAgeSeconds *int64          `json:"index_age_seconds"` // null without an index
+	BuiltAt         string          `json:"built_at,omitempty"`
+	Index           string          `json:"index"` // "ok", or why it cannot be read
+	Config          string          `json:"config"`
+	Models          []ModelHealth   `json:"models"`
 	// DegradedStages lists what of the served configuration and the tools
 	// cannot run, and why; empty when everything can.
 	DegradedStages []string `json:"degraded_stages"`
@@ -157,7 +165,7 @@ func (s *Server) otherConfigurations() []ConfigHealth {
 // served configuration cannot run, what other configurations cannot, and the
 // reindexer.
 func (s *Server) Health(ctx context.Context) Health {
-	h := Health{Version: Version(), Config: s.opts.ConfigName, Watch: s.opts.Watch, Reindex: s.reindex.status(), Models: []ModelHealth{}}
+	h := Health{Version: Version(), Vault: s.realVault, IndexPath: s.opts.DBPath, Config: s.opts.ConfigName, Watch: s.opts.Watch, Reindex: s.reindex.status(), Models: []ModelHealth{}}
 	reg := s.opts.Registry
 	for _, spec := range reg.Manifest().Models {
 		st := models.Check(reg.DataDir(), spec)
@@ -171,6 +179,12 @@ func (s *Server) Health(ctx context.Context) Health {
 		h.Index = err.Error()
 	} else {
 		st, err := hd.db.Stats(ctx)
+		if err == nil {
+			var cov index.Coverage
+			if cov, err = hd.db.Coverage(ctx); err == nil {
+				h.Vectors = &cov
+			}
+		}
 		release()
 		if err != nil {
 			h.Index = err.Error()
@@ -204,6 +218,9 @@ func (s *Server) Health(ctx context.Context) Health {
 func (h Health) summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d notes, %d chunks, config %s", h.Status, h.Notes, h.Chunks, h.Config)
+	if h.Vectors != nil && !h.Vectors.Complete() {
+		fmt.Fprintf(&b, "; vectors: %d of %d chunks embedded", h.Vectors.Embedded, h.Vectors.Chunks)
+	}
 	if h.Index != "ok" {
 		b.WriteString("; index: " + h.Index)
 	}

@@ -24,6 +24,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
@@ -52,6 +53,13 @@ type Options struct {
 	ConfigName string           // the configuration vault_search runs (default "shipping")
 	Registry   *models.Registry // the models, shared by every client
 	Embedder   string           // the model the index is built with (default models.DefaultEmbedder)
+	// EmbedderWhy says why that model, for the index to record (a first
+	// build: the vault's script; optional).
+	EmbedderWhy string
+
+	// Scan is what the server's builds leave out besides what the vault's
+	// own settings exclude (ScanOptions.Exclude).
+	Scan vault.ScanOptions
 
 	Addr           string   // HTTP listen address (default 127.0.0.1:8848)
 	Token          string   // bearer token; required when Addr is not loopback
@@ -75,6 +83,8 @@ type Options struct {
 	wrapBuild func(func(context.Context) (index.Report, error)) func(context.Context) (index.Report, error)
 	// openIndex, when set (tests), opens the index instead of index.Open.
 	openIndex func(ctx context.Context, path string) (*index.DB, error)
+	// wrapEmbedder, when set (tests), wraps the embedder builds embed with.
+	wrapEmbedder func(index.Embedder) index.Embedder
 }
 
 // Server is the MCP server over one vault and its index. It is safe for
@@ -108,9 +118,12 @@ type handle struct {
 }
 
 // New checks the options, opens the index if there is one, and starts the
-// background work: a build when there is no index yet (requests get a clear
-// "no index yet" error meanwhile, and vault_reindex waits for it), and, with
-// Watch, a catch-up incremental build and the watcher.
+// background work: a build when there is no index yet, and, with Watch, a
+// catch-up incremental build and the watcher. A first build puts the keyword
+// index in place within seconds and then embeds (index.Build): until the
+// keyword index is there, requests get a clear "no index yet" error (and
+// vault_reindex waits for the build); after, they are answered, with the
+// vector coverage so far. An index built from another vault is refused.
 func New(opts Options) (*Server, error) {
 	if opts.VaultPath == "" || opts.DBPath == "" {
 		return nil, errors.New("server: VaultPath and DBPath are required")
@@ -183,6 +196,13 @@ func New(opts Options) (*Server, error) {
 	s.mcp.AddTools(s.tools()...)
 
 	db, err := index.Open(s.ctx, opts.DBPath)
+	if err == nil {
+		if err := db.CheckVault(realVault); err != nil {
+			db.Close()
+			s.cancel()
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
 	switch {
 	case err == nil:
 		s.cur = s.newHandle(db)
@@ -246,11 +266,15 @@ func (s *Server) newHandle(db *index.DB) *handle {
 // a full one when there is no usable index.
 func (s *Server) build(ctx context.Context) (index.Report, error) {
 	// Lazy: a build that finds nothing changed never loads the model.
-	emb, err := s.opts.Registry.Lazy(s.opts.Embedder)
+	lazy, err := s.opts.Registry.Lazy(s.opts.Embedder)
 	if err != nil {
 		return index.Report{}, fmt.Errorf("reindex: %w", err)
 	}
-	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: s.realVault, DBPath: s.opts.DBPath, Incremental: true})
+	var emb index.Embedder = lazy
+	if s.opts.wrapEmbedder != nil {
+		emb = s.opts.wrapEmbedder(emb)
+	}
+	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: s.realVault, DBPath: s.opts.DBPath, Incremental: true, Scan: s.opts.Scan, EmbedderWhy: s.opts.EmbedderWhy})
 	if err != nil {
 		return rep, fmt.Errorf("reindex: %w", err)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,7 +46,26 @@ func copyFixture(t *testing.T) (vault, db string) {
 	if err := os.WriteFile(db, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	rebindIndex(t, db, vault)
 	return vault, db
+}
+
+// rebindIndex makes a copied index record the copied vault, as an index
+// built from it would: the server refuses an index of another vault.
+func rebindIndex(t *testing.T, db, vault string) {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(vault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := sql.Open("sqlite3", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Exec(`UPDATE meta SET value = ? WHERE key = 'vault'`, real); err != nil {
+		t.Fatalf("rebind the copied index to its vault: %v", err)
+	}
 }
 
 // gate holds every build until opened, and says when one starts.
@@ -756,8 +776,8 @@ func TestStdioBinary(t *testing.T) {
 
 // TestStdioFromAnotherFolder is how an MCP client starts the server: the
 // binary of a built checkout, from the client's own folder, with VAULT_PATH
-// the only setting. The data folder (models, ONNX Runtime, vault.db) and
-// configs/ are found beside the binary.
+// the only setting. The data folder (models, ONNX Runtime, the vault's own
+// index under indexes/) and configs/ are found beside the binary.
 func TestStdioFromAnotherFolder(t *testing.T) {
 	co := filepath.Join(t.TempDir(), "checkout")
 	buildBinary(t, filepath.Join(co, "bin", "vault-rag"))
@@ -773,7 +793,15 @@ func TestStdioFromAnotherFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := vaulttest.CopyFile(fx.db, filepath.Join(co, "data", "vault.db"), 0o644); err != nil {
+	// The vault's own index under the data folder: VAULT_PATH alone finds it.
+	own, err := index.DefaultPath(filepath.Join(co, "data"), fx.vault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(own), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := vaulttest.CopyFile(fx.db, own, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := vaulttest.CopyTree(filepath.Join(fx.configs, "configs"), filepath.Join(co, "configs")); err != nil {

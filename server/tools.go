@@ -57,7 +57,7 @@ func readOnly(title string) mcp.ToolOption {
 // write in vault_search's optional expansions. Measured on real vaults, a
 // client's keywords and answer, written without seeing the notes, raise
 // nDCG@10 by 0.2 to 0.3 where the user's words differ from the note's
-// (README "Evaluation").
+// (docs/evaluation.md).
 const (
 	KeywordsDescription = "Optional. A keyword query for the same question: 3 to 12 space-separated terms that a note answering it would " +
 		"probably contain — the exact names, API identifiers, config keys, error codes, commands, synonyms and the domain's own vocabulary, " +
@@ -191,6 +191,9 @@ type SearchResult struct {
 	Now      string     `json:"now"`
 	Scope    *ScopeInfo `json:"scope,omitempty"`
 	Degraded []string   `json:"degraded"`
+	// Vectors says how far the index's vectors are: while a first build
+	// embeds, the vector branch ranks only the chunks embedded so far.
+	Vectors index.Coverage `json:"vectors"`
 }
 
 // ScopeInfo says how a filtered search ended.
@@ -263,7 +266,11 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 		}
 		return nil, err
 	}
-	out := SearchResult{Result: res, Now: now.Format(time.RFC3339), Degraded: s.degradedStages()}
+	cov, err := h.db.Coverage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := SearchResult{Result: res, Now: now.Format(time.RFC3339), Degraded: s.degradedStages(), Vectors: cov}
 	if !f.Empty() {
 		out.Scope = &ScopeInfo{Filter: f}
 		var outcomes []string

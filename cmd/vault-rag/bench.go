@@ -23,8 +23,11 @@ func cmdBench(ctx context.Context, args []string) error {
 	out := fs.String("out", "report/bench", "write OUT.md and OUT.json")
 	var recall listFlag
 	fs.Var(&recall, "recall", "a BEIR folder for the binary-search recall check, indexed with the default embedder; repeatable (e.g. ../shared/datasets/cacm)")
+	var first listFlag
+	fs.Var(&first, "first-answer", "a vault whose first build is timed to its first answer and to its end; repeatable (the largest --sizes vault is timed too, its end projected)")
+	throughputVault := fs.String("throughput-vault", "", "the vault the throughput section embeds, raw and through the indexer (default the demo vault; 3,000 chunks or more make the figure mean something)")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
-	only := fs.String("only", "", "run one section alone: reindex, throughput, rerank (the rerank cost on the demo vault) or latency (query latency and index size)")
+	only := fs.String("only", "", "run one section alone: reindex, throughput, rerank (the rerank cost on the demo vault), latency (query latency and index size) or first-answer (a first build's time to its first answer)")
 	embedder := fs.String("embedder", embedderName(), "the embedder of the throughput and latency sections [VAULT_RAG_EMBEDDER]")
 	rerankQueries := fs.Int("rerank-queries", 10, "demo queries the rerank section times per passage and scorer")
 	setUsage(fs, "[flags]", "Measures reindex time, query latency, rerank cost and embedding throughput, and writes a table\nand JSON (OUT.md, OUT.json); takes a while.")
@@ -45,7 +48,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	settings := modelSettings()
 	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: settings.DataDir, Runtime: settings.Runtime,
 		Cranfield: *cranfield, Recall: []string(recall), Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare,
-		Only: *only, Embedder: *embedder, RerankQueries: *rerankQueries,
+		Only: *only, Embedder: *embedder, RerankQueries: *rerankQueries, Throughput: *throughputVault, FirstAnswer: []string(first),
 		Log: func(s string) { fmt.Fprintln(os.Stderr, "bench: "+s) }})
 	if err != nil {
 		return err

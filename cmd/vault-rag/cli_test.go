@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 )
 
@@ -138,7 +139,15 @@ func TestRunsFromAnotherFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := vaulttest.CopyFile(d.db, filepath.Join(co, "data", "vault.db"), 0o644); err != nil {
+	// The vault's own index under the data folder: VAULT_PATH alone finds it.
+	own, err := index.DefaultPath(filepath.Join(co, "data"), d.vault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(own), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := vaulttest.CopyFile(d.db, own, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	elsewhere := t.TempDir()

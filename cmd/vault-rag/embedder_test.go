@@ -29,7 +29,7 @@ func TestChooseEmbedder(t *testing.T) {
 
 	check := func(label, asked, vault, db, want, why string) {
 		t.Helper()
-		got, reason, err := chooseEmbedder(ctx, m, asked, vault, db)
+		got, reason, _, err := chooseEmbedder(ctx, m, asked, vault, db)
 		if err != nil || got != want || !strings.Contains(reason, why) {
 			t.Errorf("%s: %s (%q, %v), want %s (%q)", label, got, reason, err, want, why)
 		}
@@ -47,8 +47,13 @@ func TestChooseEmbedder(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("an existing index", "", zh, db, models.DefaultEmbedder, "the index's")
+	// Another vault's index says nothing of this vault: its script decides.
+	check("another vault's index", "", en, db, models.DefaultEmbedder, "letters are Latin")
+	zh2 := t.TempDir()
+	vaulttest.WriteTree(t, zh2, map[string]string{"导入.md": "# 从印象笔记导入\n\n你可以从印象笔记导入笔记和附件。\n"}, time.Now())
+	check("another Chinese vault, pointed at that index", "", zh2, db, "bge-small-zh-v1.5-q", "letters are Han")
 
-	if _, _, err := chooseEmbedder(ctx, m, "no-such-model", zh, noIndex); err == nil {
+	if _, _, _, err := chooseEmbedder(ctx, m, "no-such-model", zh, noIndex); err == nil {
 		t.Error("an unknown model was accepted")
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -55,39 +56,83 @@ func embedderName() string { return envOr("VAULT_RAG_EMBEDDER", models.DefaultEm
 // index was built with, else — the first index — the one for the vault's
 // dominant script (models.Manifest.EmbedderFor: a vault mostly in Chinese
 // gets bge-small-zh-v1.5-q). why says which, for the user.
-func chooseEmbedder(ctx context.Context, m models.Manifest, asked, vaultDir, db string) (name, why string, err error) {
+//
+// fresh is false when the choice is the index's own: then there is nothing
+// new for the index to record of why.
+func chooseEmbedder(ctx context.Context, m models.Manifest, asked, vaultDir, db string) (name, why string, fresh bool, err error) {
 	if asked == "" {
 		asked = os.Getenv("VAULT_RAG_EMBEDDER")
 	}
 	if asked != "" {
 		if _, err := m.Lookup(asked); err != nil {
-			return "", "", err
+			return "", "", false, err
 		}
-		return asked, "as asked", nil
+		return asked, "as asked", true, nil
 	}
 	if _, err := os.Stat(db); err == nil {
 		if d, err := index.Open(ctx, db); err == nil {
-			name := d.Embedder()
+			name, mine := d.Embedder(), d.CheckVault(vaultDir) == nil
+			why := d.Meta("embedder_why")
 			d.Close()
-			if _, err := m.Lookup(name); err == nil {
-				return name, "the index's", nil
+			if _, err := m.Lookup(name); err == nil && mine {
+				if why == "" {
+					why = "the index's"
+				} else {
+					why = "the index's: " + why
+				}
+				return name, why, false, nil
 			}
 		}
 	}
 	script, share, err := vault.DetectScript(ctx, vaultDir)
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	name = m.EmbedderFor(script)
 	if script == "" {
-		return name, "the default: the vault has no text yet", nil
+		return name, "the default: the vault has no text yet", true, nil
 	}
-	return name, fmt.Sprintf("chosen for the vault: %.0f%% of its letters are %s", 100*share, script), nil
+	return name, fmt.Sprintf("chosen for the vault: %.0f%% of its letters are %s", 100*share, script), true, nil
 }
 
 func vaultPath() string { return envOr("VAULT_PATH", "vault") }
 
-func dbPath() string { return envOr("DB_PATH", filepath.Join(modelSettings().DataDir, "vault.db")) }
+// dbFlagUsage is the --db flag's help, the same for every command.
+const dbFlagUsage = "the index `file` (default: the vault's own, $VAULT_RAG_DATA/" + index.IndexDir + "/NAME-HASH.db) [DB_PATH]"
+
+// indexPath is the index file of the vault: --db when given, else DB_PATH,
+// else the vault's own under the data folder (index.DefaultPath), so two
+// vaults never share one.
+func indexPath(flagDB, vault string) (string, error) {
+	if flagDB != "" {
+		return flagDB, nil
+	}
+	if p := os.Getenv("DB_PATH"); p != "" {
+		return p, nil
+	}
+	return index.DefaultPath(modelSettings().DataDir, vault)
+}
+
+// vaultMismatchHint adds the way out to an index built from another vault:
+// the vault's own index, or rebuilding this file from it.
+func vaultMismatchHint(err error) error {
+	var m *index.VaultMismatchError
+	if !errors.As(err, &m) {
+		return err
+	}
+	hint := ""
+	if own, perr := index.DefaultPath(modelSettings().DataDir, m.Asked); perr == nil && !samePath(own, m.Index) {
+		hint = fmt.Sprintf("\n  to use the index of %s, pass --db %s (its own; or unset DB_PATH and --db)", m.Asked, own)
+	}
+	hint += fmt.Sprintf("\n  to rebuild %s from %s instead, run: vault-rag reindex --force --vault %s --db %s", m.Index, m.Asked, m.Asked, m.Index)
+	return fmt.Errorf("%w%s", err, hint)
+}
+
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
 
 // modelSettings is where this machine keeps the models and how it runs them,
 // from the environment (models.SettingsFrom names the variables), with

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/vault-rag/vault-rag/models"
 )
@@ -24,9 +25,10 @@ type operands struct {
 // parseFlags parses a command's flags the same way for every command. A
 // command that takes no operands refuses a stray one: "vault-rag reindex
 // ~/notes" must not quietly index ./vault. A flag the command does not know
-// is refused, with the command's word on "--" (which ends the flags) when it
-// has one. -h and --help print the command's usage on stdout and exit 0, as
-// "vault-rag -h" does.
+// is refused, naming the flag it most likely meant (nearestFlag) and with
+// the command's word on "--" (which ends the flags) when it has one. -h and
+// --help print the command's usage on stdout and exit 0, as "vault-rag -h"
+// does.
 func parseFlags(fs *flag.FlagSet, args []string, takes operands) error {
 	name := "vault-rag " + fs.Name()
 	fs.SetOutput(io.Discard) // the messages below replace the flag package's
@@ -39,7 +41,16 @@ func parseFlags(fs *flag.FlagSet, args []string, takes operands) error {
 		return exitError{code: 0}
 	case err != nil:
 		msg := fmt.Sprintf("%s: %v", name, err)
-		if takes.dashHint != "" {
+		near := ""
+		if unknown, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			msg = fmt.Sprintf("%s: unknown flag %s", name, dashed(unknown))
+			if near = nearestFlag(fs, unknown); near != "" {
+				msg += fmt.Sprintf("; did you mean %s?", dashed(near))
+			}
+		}
+		// A flag close to a real one was mistyped, not a query that starts
+		// with a dash.
+		if takes.dashHint != "" && near == "" {
 			msg += "\n  " + takes.dashHint
 		}
 		return exitError{code: 2, msg: msg + fmt.Sprintf("\n  run \"%s -h\" for its flags", name)}
@@ -56,11 +67,13 @@ func parseFlags(fs *flag.FlagSet, args []string, takes operands) error {
 // settings lists every environment variable vault-rag reads, for --help.
 const settings = `settings (environment, or a .env file in the working folder):
   VAULT_PATH                 the vault folder, only ever read      (default ./vault)
-  DB_PATH                    the index file                        (default $VAULT_RAG_DATA/vault.db)
-  VAULT_RAG_DATA             models and libraries                  (default ./data if it exists, else the
-                             checkout's data/, else ../data beside the binary: bin/vault-rag -> data/)
+  DB_PATH                    the index file                        (default: the vault's own,
+                             $VAULT_RAG_DATA/indexes/NAME-HASH.db: NAME the vault folder's, HASH of its path)
+  VAULT_RAG_DATA             models and libraries                  (default ./data if it holds lib/ or models/,
+                             else the checkout's data/, else ../data beside the binary: bin/vault-rag -> data/)
   ONNXRUNTIME_LIB            the ONNX Runtime library              (default $VAULT_RAG_DATA/lib/libonnxruntime.so)
   VAULT_RAG_THREADS          intra-op threads per ONNX session     (default: the number of CPUs)
+  VAULT_RAG_EXCLUDE          notes not to index, comma-separated globs (Archive/**, **/*.excalidraw.md)
   VAULT_RAG_EMBEDDER         the embedder indexes are built with   (default: the index's; a first index
                              takes the one for the vault's script: bge-small-zh-v1.5-q for a mostly
                              Chinese vault, else bge-small-en-v1.5-q; bge-small-en-v1.5 is the fp32
@@ -75,6 +88,8 @@ const settings = `settings (environment, or a .env file in the working folder):
   VAULT_RAG_ALLOWED_ORIGINS  serve: extra allowed Origin values, comma-separated
   VAULT_RAG_ALLOWED_HOSTS    serve: extra allowed Host names, comma-separated
   HF_ENDPOINT                models fetch: a Hugging Face mirror   (default https://huggingface.co)
+  VAULT_RAG_MAVEN_REPO       models fetch: a Maven repository mirror, https:// or file:// in Maven's
+                             layout                                (default https://repo1.maven.org/maven2)
   HTTPS_PROXY, NO_PROXY      models fetch: the proxy to go through (the standard variables)
   VAULT_RAG_REQUIRE_MODELS   tests: 1 turns a missing model into a failure instead of a skip (CI sets it)`
 

@@ -18,10 +18,12 @@ usage: vault-rag <command> [flags]
 
 commands:
   reindex   build the index of the vault (--incremental re-embeds only changed notes)
-  search    search the vault ("vault-rag search" alone runs five demo queries)
+  search    search the vault (--demo runs five demo queries side by side)
   eval      score every configuration against labelled queries (--check, --update)
   serve     serve the MCP tools over HTTP (default) or stdio
-  models    list the models (models fetch: download and verify them;
+  status    what is indexed: the vault, its index, the embedder, vector coverage, the last build, the server
+  connect   configure an MCP client to start serve (print it, or --write the client's file)
+  models    list the models (models fetch [NAME...]: download and verify them;
             models import NAME PATH: install them from a folder, files or a jar)
   gen       generate a synthetic vault for benchmarks
   bench     measure reindex, query latency, rerank and throughput (a table and JSON)
@@ -44,6 +46,8 @@ func main() {
 		"search":  cmdSearch,
 		"eval":    cmdEval,
 		"serve":   cmdServe,
+		"status":  cmdStatus,
+		"connect": cmdConnect,
 		"models":  cmdModels,
 		"gen":     cmdGen,
 		"bench":   cmdBench,

@@ -18,10 +18,15 @@ func cmdReindex(ctx context.Context, args []string) error {
 	incremental := fs.Bool("incremental", false, "re-embed only notes whose content changed")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	vault := fs.String("vault", vaultPath(), "the vault folder")
-	db := fs.String("db", dbPath(), "the index file")
+	db := fs.String("db", "", dbFlagUsage)
+	force := fs.Bool("force", false, "replace an index built from another vault (without it, such an index is refused)")
 	embedder := fs.String("embedder", os.Getenv("VAULT_RAG_EMBEDDER"), "the embedding `model` (vault-rag models lists them) [VAULT_RAG_EMBEDDER]; unset: the index's, and for a first index the one for the vault's script")
 	every := fs.Duration("progress-every", 10*time.Second, "when stderr is not a terminal, print a progress line this often (0: after every batch)")
+	setUsage(fs, "[flags]", "Builds the index of the vault: notes, chunks, keyword postings and vectors (--incremental re-embeds\nonly the notes that changed). The first index of a vault fetches its embedder if it is not installed.")
 	if err := parseFlags(fs, args, operands{}); err != nil {
+		return err
+	}
+	if err := checkVault(*vault); err != nil {
 		return err
 	}
 	reg, err := newRegistry()
@@ -29,7 +34,10 @@ func cmdReindex(ctx context.Context, args []string) error {
 		return err
 	}
 	defer reg.Close()
-	name, why, err := chooseEmbedder(ctx, reg.Manifest(), *embedder, *vault, *db)
+	if *db, err = indexPath(*db, *vault); err != nil {
+		return err
+	}
+	name, why, fresh, err := chooseEmbedder(ctx, reg.Manifest(), *embedder, *vault, *db)
 	if err != nil {
 		return err
 	}
@@ -40,11 +48,17 @@ func cmdReindex(ctx context.Context, args []string) error {
 	if !*asJSON {
 		fmt.Fprintf(os.Stderr, "reindex: embedder %s (%s)\n", name, why)
 	}
-	opts := index.BuildOptions{VaultPath: *vault, DBPath: *db, Incremental: *incremental}
+	if err := ensureEmbedder(ctx, "reindex", name); err != nil {
+		return err
+	}
+	opts := index.BuildOptions{VaultPath: *vault, DBPath: *db, Incremental: *incremental, Scan: scanOptions(), Force: *force}
+	if fresh {
+		opts.EmbedderWhy = why
+	}
 	opts.Progress = newProgressLine(os.Stderr, isTerminal(os.Stderr), *every, time.Now).update
 	rep, err := index.Build(ctx, emb, opts)
 	if err != nil {
-		return err
+		return vaultMismatchHint(err)
 	}
 	if spec, err := reg.Manifest().Lookup(name); err == nil {
 		if w := spec.ScriptWarning(rep.Script, rep.ScriptShare); w != "" {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,10 +26,20 @@ type session struct {
 	env *stages.Env
 }
 
-func openSession(ctx context.Context, db string) (*session, error) {
+// openSession opens the index at db for the vault: an index built from
+// another vault is refused, with the way out.
+func openSession(ctx context.Context, db, vault string) (*session, error) {
 	d, err := index.Open(ctx, db)
+	if errors.Is(err, index.ErrNoIndex) {
+		abs, _ := filepath.Abs(vault)
+		return nil, fmt.Errorf("no index of the vault %s yet (%s): run `vault-rag reindex` with the same VAULT_PATH or --vault", abs, db)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if err := d.CheckVault(vault); err != nil {
+		d.Close()
+		return nil, vaultMismatchHint(err)
 	}
 	reg, err := newRegistry()
 	if err != nil {
@@ -96,14 +107,20 @@ func cmdSearch(ctx context.Context, args []string) error {
 	k := fs.Int("k", 10, "notes to return")
 	keywords := fs.String("keywords", "", "the words a note that answers would contain (what an MCP client sends as keywords)")
 	answer := fs.String("answer", "", "a passage written as the note that answers (what an MCP client sends as hypothetical_answer)")
-	db := fs.String("db", dbPath(), "the index file")
+	vault := fs.String("vault", vaultPath(), "the vault folder [VAULT_PATH]")
+	db := fs.String("db", "", dbFlagUsage)
 	root := fs.String("root", configRoot(), "folder holding configs/ and experiments/ [VAULT_RAG_ROOT]")
 	ff := addFilterFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: vault-rag search [flags] [--] query words\n\n\"--\" ends the flags: vault-rag search -- --background-primary searches for a text that starts with a dash.")
-		fs.PrintDefaults()
-	}
+	demo := fs.Bool("demo", false, "run the five demo queries through keyword, vector and the configuration, side by side")
+	setUsage(fs, "[flags] [--] QUERY...", "Searches the vault's index with a configuration (default shipping) and prints the notes found.\n\"--\" ends the flags: vault-rag search -- --background-primary searches for a text that starts with a dash.")
 	if err := parseFlags(fs, args, operands{any: true, dashHint: `"--" ends the flags: to search for text that starts with a dash, put it after --, e.g. vault-rag search -- --background-primary`}); err != nil {
+		return err
+	}
+	if strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" && !*demo {
+		fs.Usage() // parseFlags left the output on stderr
+		return exitError{code: 2}
+	}
+	if err := checkVault(*vault); err != nil {
 		return err
 	}
 	now, err := parseNow(*nowFlag)
@@ -114,25 +131,42 @@ func cmdSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, *db)
+	if *db, err = indexPath(*db, *vault); err != nil {
+		return err
+	}
+	s, err := openSession(ctx, *db, *vault)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	query := strings.Join(fs.Args(), " ")
 	req := pipeline.Request{Text: query, Keywords: *keywords, Answer: *answer, Filter: ff.filter(), Now: now, K: *k, Explain: *explainFlag}
-	if strings.TrimSpace(query) == "" {
+	if *demo {
 		return demoSearches(ctx, os.Stdout, s, *root, cfg, req)
 	}
 	res, _, err := pipeline.Run(ctx, s.env, cfg, req)
 	if err != nil {
 		return corruptHint(err)
 	}
+	cov, err := s.db.Coverage(ctx)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
-		return printJSON(res)
+		return printJSON(searchAnswer{Result: res, Vectors: cov})
 	}
 	printResult(os.Stdout, res, *explainFlag)
+	if !cov.Complete() {
+		fmt.Printf("(vectors: %d of %d chunks embedded so far; the rest are found by keyword only until the build ends)\n", cov.Embedded, cov.Chunks)
+	}
 	return nil
+}
+
+// searchAnswer is search --json's answer: the result and how far the index's
+// vectors are, as vault_search gives them.
+type searchAnswer struct {
+	*pipeline.Result
+	Vectors index.Coverage `json:"vectors"`
 }
 
 func printResult(w io.Writer, res *pipeline.Result, explain bool) {

@@ -21,7 +21,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	cfgName := fs.String("config", envOr("VAULT_RAG_CONFIG", server.DefaultConfig), "the configuration vault_search runs (configs/ or experiments/) [VAULT_RAG_CONFIG]")
 	root := fs.String("root", configRoot(), "folder holding configs/ and experiments/ [VAULT_RAG_ROOT]")
 	vault := fs.String("vault", vaultPath(), "the vault folder (only ever read) [VAULT_PATH]")
-	db := fs.String("db", dbPath(), "the index file; built in the background if missing [DB_PATH]")
+	db := fs.String("db", "", dbFlagUsage+"; built in the background if missing")
 	watch := fs.Bool("watch", true, "watch the vault and reindex changed notes")
 	poll := fs.Duration("poll", server.DefaultPollInterval, "how often the watcher looks at the vault")
 	debounce := fs.Duration("debounce", server.DefaultDebounce, "how long the vault must be quiet before the watcher reindexes")
@@ -30,11 +30,11 @@ func cmdServe(ctx context.Context, args []string) error {
 	origins := fs.String("allow-origin", os.Getenv("VAULT_RAG_ALLOWED_ORIGINS"), "comma-separated Origin values allowed besides loopback ones [VAULT_RAG_ALLOWED_ORIGINS]")
 	hosts := fs.String("allow-host", os.Getenv("VAULT_RAG_ALLOWED_HOSTS"), "comma-separated Host names allowed besides loopback and the bound host [VAULT_RAG_ALLOWED_HOSTS]")
 	verbose := fs.Bool("v", false, "log debug detail")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: vault-rag serve [flags]\n\nThe bearer token comes from VAULT_RAG_TOKEN only (a flag would show in ps).")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "[flags]", "Serves the MCP tools over streamable HTTP (one daemon every client shares) or stdio (one client),\nbuilding the index in the background if missing. The bearer token comes from VAULT_RAG_TOKEN only.")
 	if err := parseFlags(fs, args, operands{}); err != nil {
+		return err
+	}
+	if err := checkVault(*vault); err != nil {
 		return err
 	}
 	level := slog.LevelInfo
@@ -56,11 +56,20 @@ func cmdServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer reg.Close()
-	embedder, why, err := chooseEmbedder(ctx, reg.Manifest(), "", *vault, *db)
+	if *db, err = indexPath(*db, *vault); err != nil {
+		return err
+	}
+	embedder, why, fresh, err := chooseEmbedder(ctx, reg.Manifest(), "", *vault, *db)
 	if err != nil {
 		return err
 	}
-	logger.Info("embedder", "name", embedder, "why", why)
+	logger.Info("embedder", "name", embedder, "why", why, "index", *db)
+	if err := ensureEmbedder(ctx, "serve", embedder); err != nil {
+		return err
+	}
+	if !fresh {
+		why = "" // the index records its own reason
+	}
 	s, err := server.New(server.Options{
 		VaultPath:      *vault,
 		DBPath:         *db,
@@ -68,6 +77,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		ConfigName:     *cfgName,
 		Registry:       reg,
 		Embedder:       embedder,
+		EmbedderWhy:    why,
 		Addr:           *addr,
 		Token:          os.Getenv("VAULT_RAG_TOKEN"),
 		AllowedOrigins: serveList(*origins),
@@ -77,11 +87,12 @@ func cmdServe(ctx context.Context, args []string) error {
 		Debounce:       *debounce,
 		RequestTimeout: *timeout,
 		ReindexTimeout: *reindexTimeout,
+		Scan:           scanOptions(),
 		Clock:          time.Now,
 		Logger:         logger,
 	})
 	if err != nil {
-		return err
+		return vaultMismatchHint(err)
 	}
 	defer s.Close()
 	if *transport == "stdio" {
