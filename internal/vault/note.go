@@ -19,6 +19,10 @@ type Frontmatter struct {
 	Status  string   `json:"status,omitempty"`
 	Source  string   `json:"source,omitempty"`
 	Topics  []string `json:"topics,omitempty"`
+	// Aliases are the note's other names ("aliases", and the older
+	// "alias"), as written: the quick switcher finds a note by them, and
+	// so does a search of titles.
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 // Note is one markdown file of the vault, parsed.

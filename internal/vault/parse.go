@@ -103,6 +103,7 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 		return m, []Problem{NewProblem("frontmatter is not a mapping of keys to values (ignored)")}
 	}
 	var warns []Problem
+	var aliases, alias []string // "aliases" and "alias" both count
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
@@ -131,9 +132,45 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 				continue // topics wins over tags
 			}
 			m.Topics = stringList(v)
+		case "aliases":
+			aliases = aliasList(key, v, &warns)
+		case "alias":
+			alias = aliasList(key, v, &warns)
 		}
 	}
+	m.Aliases = append(aliases, alias...)
 	return m, warns
+}
+
+// aliasList reads a list of names or a single one. Case is kept and commas
+// are not split on: an alias is a name ("Smith, John"), not a list of tags.
+func aliasList(key string, v *yaml.Node, warns *[]Problem) []string {
+	var out []string
+	add := func(n *yaml.Node) {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		if n.Kind != yaml.ScalarNode {
+			line := n.Line + 1 // in the file: the frontmatter starts after its "---"
+			*warns = append(*warns, Problem{
+				Reason: fmt.Sprintf("frontmatter %s: the value on line %d is not a name (ignored)", key, line),
+				Kind:   "frontmatter aliases: a value is not a name (ignored)",
+				Detail: fmt.Sprintf("%s, line %d", key, line),
+			})
+			return
+		}
+		if s := strings.TrimSpace(n.Value); s != "" && n.Tag != "!!null" {
+			out = append(out, s)
+		}
+	}
+	if v.Kind == yaml.SequenceNode {
+		for _, c := range v.Content {
+			add(c)
+		}
+	} else {
+		add(v)
+	}
+	return out
 }
 
 func scalar(v *yaml.Node) string {

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -30,39 +31,74 @@ type File struct {
 // ScanOptions tune Scan; the zero value uses the defaults.
 type ScanOptions struct {
 	MaxBytes int64 // 0 means DefaultMaxNoteBytes
+	// Exclude are globs of vault-relative paths to pass over, as ExcludeEnv
+	// gives them: "Archive/**", "**/*.excalidraw.md", "drafts/*" (glob has
+	// the syntax). One that does not parse is a warning, never an error.
+	Exclude []string
 }
 
-// Scan walks a vault and returns its notes' files in path order: every file
-// FolderReason and FileReason accept ("*.md" except under a top-level
-// "templates/" folder, in hidden folders, or named "lint-report-*.md").
-// Files that cannot be notes (binary, too large, unreadable, symlinks leading
-// outside the vault, names that are not UTF-8) are returned as Skipped, never
-// as errors; only a vault root that cannot be read, or ctx ending, is an
-// error. Scan never writes.
+// Listing is what one walk of a vault found.
+type Listing struct {
+	Files []File
+	// Skipped are the files and folders passed over with a reason worth
+	// showing; hidden ones are only counted.
+	Skipped []Skipped
+	// Warnings are settings that could not be used as written: an Obsidian
+	// settings file or value, an exclude glob. The walk went on without them.
+	Warnings []Skipped
+	// SkippedByKind counts everything passed over by the kind of its
+	// problem, the hidden folders and files included; a folder counts once,
+	// whatever it holds, and files that are not markdown are not counted.
+	SkippedByKind map[string]int
+}
+
+// Scan walks a vault and returns its notes' files in path order and what it
+// passed over: List without the warnings and the counts.
 func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped, error) {
+	l, err := List(ctx, root, opts)
+	return l.Files, l.Skipped, err
+}
+
+// List walks a vault and returns its notes' files in path order: every
+// file FolderReason and FileReason accept ("*.md" except under a top-level
+// "templates/" folder, in hidden folders, or named "lint-report-*.md") and
+// the vault's settings do not leave out: Obsidian's excluded files and
+// templates folders (ReadObsidianSettings) and opts.Exclude. Files that
+// cannot be notes (binary, too large, unreadable, symlinks leading outside
+// the vault, names that are not UTF-8) are returned as Skipped, never as
+// errors, and settings that cannot be used as Warnings; only a vault root
+// that cannot be read, or ctx ending, is an error. List never writes.
+func List(ctx context.Context, root string, opts ScanOptions) (Listing, error) {
 	maxBytes := opts.MaxBytes
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxNoteBytes
 	}
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan %s: %w", root, err)
+		return Listing{}, fmt.Errorf("scan %s: %w", root, err)
 	}
 	st, err := os.Stat(absRoot)
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan vault: %w", err)
+		return Listing{}, fmt.Errorf("scan vault: %w", err)
 	}
 	if !st.IsDir() {
-		return nil, nil, fmt.Errorf("scan vault: %s is not a folder", root)
+		return Listing{}, fmt.Errorf("scan vault: %s is not a folder", root)
 	}
 	realRoot, err := filepath.EvalSymlinks(absRoot)
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan vault: %w", err)
+		return Listing{}, fmt.Errorf("scan vault: %w", err)
 	}
+	settings, warnings := ReadObsidianSettings(realRoot)
+	sc, more := newScope(settings, opts.Exclude)
+	warnings = append(warnings, more...)
+	counts := map[string]int{}
 
 	var files []File
 	var skipped []Skipped
-	skip := func(rel string, p Problem) { skipped = append(skipped, Skipped{Path: rel, Problem: p}) }
+	skip := func(rel string, p Problem) {
+		skipped = append(skipped, Skipped{Path: rel, Problem: p})
+		counts[cmp.Or(p.Kind, p.Reason)]++
+	}
 
 	// Walk the resolved root: WalkDir does not follow a root that is itself a
 	// symlink (~/vault -> ~/Dropbox/vault) and would find nothing under it.
@@ -87,9 +123,15 @@ func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped
 		}
 		if d.IsDir() {
 			if r := FolderReason(rel); r != "" {
-				if !quiet(r) {
+				if quiet(r) {
+					counts[r]++
+				} else {
 					skip(rel+"/", NewProblem(r))
 				}
+				return fs.SkipDir
+			}
+			if p, out := sc.folder(rel); out {
+				skip(rel+"/", p)
 				return fs.SkipDir
 			}
 			return nil
@@ -98,9 +140,16 @@ func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped
 			switch {
 			case r == reasonBadName: // the reason shows the real bytes
 				skip(strings.ToValidUTF8(rel, "\uFFFD"), Problem{Reason: fmt.Sprintf("%s (%+q); rename the file", r, rel), Kind: r + "; rename the file", Detail: fmt.Sprintf("%+q", rel)})
-			case !quiet(r):
+			case r == reasonNotMarkdown: // an attachment, not a note passed over
+			case quiet(r):
+				counts[r]++
+			default:
 				skip(rel, NewProblem(r))
 			}
+			return nil
+		}
+		if p, out := sc.file(rel); out {
+			skip(rel, p)
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
@@ -144,11 +193,11 @@ func Scan(ctx context.Context, root string, opts ScanOptions) ([]File, []Skipped
 		return nil
 	})
 	if walkErr != nil {
-		return nil, nil, fmt.Errorf("scan vault: %w", walkErr)
+		return Listing{}, fmt.Errorf("scan vault: %w", walkErr)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
-	return files, skipped, nil
+	return Listing{Files: files, Skipped: skipped, Warnings: warnings, SkippedByKind: counts}, nil
 }
 
 // isBinary reports NUL bytes in the first 8000 bytes: such a file is not a note.
