@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -37,6 +38,8 @@ func cmdEval(ctx context.Context, args []string) error {
 	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions): configurations that read the client's keywords and answer run with them too; a vault dataset's own client.json is always used")
 	sweep := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
 	sweepOut := fs.String("sweep-out", "", "where --sweep writes the winning configuration (default experiments/sweep-<name>.yaml under --root)")
+	results := fs.String("results", "", "write the results page rendered from the committed baselines/ to this file (e.g. "+eval.ResultsPage+"); alone, it runs no dataset")
+	setUsage(fs, "[flags]", "Scores every configuration (or those of --config) against labelled queries on each --dataset;\n--check compares with baselines/ and exits 1 if any number moved, --update rewrites them.")
 	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
@@ -48,6 +51,11 @@ func cmdEval(ctx context.Context, args []string) error {
 	}
 	if *check && *update {
 		return errors.New("--check and --update exclude each other")
+	}
+	if *results != "" && len(datasets) == 0 && len(configs) == 0 && !*check && !*update && *sweep == "" {
+		// The page comes from the committed baselines alone: no dataset
+		// needs to run to write it.
+		return writeResults(*root, *results)
 	}
 	now, err := parseNow(*nowFlag)
 	if err != nil {
@@ -107,9 +115,28 @@ func cmdEval(ctx context.Context, args []string) error {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "eval: done in %s\n", time.Since(start).Round(time.Millisecond))
+	if *results != "" {
+		if err := writeResults(*root, *results); err != nil {
+			return err
+		}
+	}
 	if failed {
 		return exitError{code: 1, msg: "eval --check: numbers moved; if the change is intended, run `vault-rag eval --update` and commit the diff with its reason"}
 	}
+	return nil
+}
+
+// writeResults writes the results page from root's committed baselines
+// (after --update, the ones just written).
+func writeResults(root, path string) error {
+	var buf bytes.Buffer
+	if err := eval.RenderResults(&buf, filepath.Join(root, "baselines")); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write the results page: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "eval: wrote %s\n", path)
 	return nil
 }
 
