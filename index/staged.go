@@ -8,8 +8,6 @@ import (
 	"os"
 	"strconv"
 	"time"
-
-	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // A staged build serves a vault before its vectors are done. The full build
@@ -297,15 +295,6 @@ func (d *DB) LastBuild(ctx context.Context) (lb LastBuild, ok bool, err error) {
 	return lb, true, nil
 }
 
-// SkippedByKind counts a build's skipped files by kind (vault.GroupProblems).
-func SkippedByKind(skipped []vault.Skipped) map[string]int {
-	out := map[string]int{}
-	for _, g := range vault.GroupProblems(skipped) {
-		out[g.Kind] += len(g.Files)
-	}
-	return out
-}
-
 // recordBuild writes what a finished build did into the index's meta, for
 // `vault-rag status`: when it ended, how long it took, what it skipped.
 func recordBuild(ctx context.Context, dbPath string, rep Report) error {
@@ -314,7 +303,7 @@ func recordBuild(ctx context.Context, dbPath string, rep Report) error {
 		return fmt.Errorf("record the build: %w", err)
 	}
 	defer db.Close()
-	skipped, err := json.Marshal(SkippedByKind(rep.Skipped))
+	skipped, err := json.Marshal(rep.SkippedByKind)
 	if err != nil {
 		return fmt.Errorf("record the build: %w", err)
 	}

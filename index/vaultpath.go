@@ -130,3 +130,22 @@ func IsVaultMismatch(err error) bool {
 	var m *VaultMismatchError
 	return errors.As(err, &m)
 }
+
+// Rebind records vaultPath as the vault the index at dbPath was built from:
+// for an index copied or moved together with its vault, whose notes are the
+// same, so that it need not be rebuilt.
+func Rebind(ctx context.Context, dbPath, vaultPath string) error {
+	abs, err := canonicalVault(vaultPath)
+	if err != nil {
+		return fmt.Errorf("rebind the index %s: %w", dbPath, err)
+	}
+	db, err := openSQLite(dbPath, false)
+	if err != nil {
+		return fmt.Errorf("rebind the index %s: %w", dbPath, err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'vault'`, abs); err != nil {
+		return fmt.Errorf("rebind the index %s: %w", dbPath, err)
+	}
+	return nil
+}

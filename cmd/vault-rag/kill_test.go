@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
@@ -82,11 +83,11 @@ func killReindex(t *testing.T, dir, vault, db string, p killPoint, args ...strin
 // checkAfterKill asserts that the index at db opens, answers a keyword
 // search in-process and through the binary, and returns the file's sha256
 // and content fingerprint; the caller decides which contents are allowed.
-func checkAfterKill(t *testing.T, dir, db string) (sha, fp string) {
+func checkAfterKill(t *testing.T, dir, vault, db string) (sha, fp string) {
 	t.Helper()
 	sha = fileSHA(t, db)
 	fp = openFingerprint(t, db) // index.Open and a keyword search
-	r := mustRun(t, dir, "", db, "search", "--root", repoRoot, "--config", "keyword", "lease expiry")
+	r := mustRun(t, dir, vault, db, "search", "--root", repoRoot, "--config", "keyword", "lease expiry")
 	if !strings.Contains(r.stdout, ".md") {
 		t.Fatalf("search after the kill found nothing:\n%s", r)
 	}
@@ -120,13 +121,17 @@ func TestReindexKilled(t *testing.T) {
 	if err := vaulttest.CopyFile(d.db, db, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The modified vault: a third of the demo notes (so each full build is
+	// shorter), one of them edited, one new note. The copied index is the
+	// demo's, moved with it.
+	v1 := filepath.Join(work, "v1")
+	mustCopyTree(t, d.vault, v1)
+	if err := index.Rebind(context.Background(), db, v1); err != nil {
+		t.Fatal(err)
+	}
 	fpA := d.fingerprint
 	sha := fileSHA(t, db)
 
-	// The modified vault: a third of the demo notes (so each full build is
-	// shorter), one of them edited, one new note.
-	v1 := filepath.Join(work, "v1")
-	mustCopyTree(t, d.vault, v1)
 	var notes []string
 	err := filepath.Walk(v1, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() && strings.HasSuffix(p, ".md") {
@@ -161,7 +166,7 @@ func TestReindexKilled(t *testing.T) {
 	}
 	for _, p := range full {
 		killed := killReindex(t, work, v1, db, p, "reindex")
-		newSHA, fp := checkAfterKill(t, work, db)
+		newSHA, fp := checkAfterKill(t, work, v1, db)
 		if newSHA != sha {
 			// Not byte-identical: only a completed rebuild (the modified
 			// vault's index, checked against fpB below) may replace it.
@@ -215,6 +220,9 @@ func TestReindexKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := index.Rebind(context.Background(), db, v2); err != nil {
+		t.Fatal(err)
+	}
 	sha = fileSHA(t, db)
 	journal := db + "-journal"
 	incremental := []killPoint{
@@ -230,7 +238,7 @@ func TestReindexKilled(t *testing.T) {
 	for _, p := range incremental {
 		killed := killReindex(t, work, v2, db, p, "reindex", "--incremental")
 		hot := hotJournal(t, journal)
-		newSHA, fp := checkAfterKill(t, work, db)
+		newSHA, fp := checkAfterKill(t, work, v2, db)
 		switch {
 		case fp == fpB:
 			// The transaction did not commit: the old content, whatever pages
