@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -79,6 +80,9 @@ type BuildOptions struct {
 	// of the letters, counted by Build and recorded by finish.
 	script      string
 	scriptShare float64
+	// languages counts the vault's notes by language, counted by Build and
+	// recorded by finish (DB.Languages).
+	languages vault.Languages
 }
 
 // Progress is where a build is.
@@ -149,6 +153,7 @@ func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error)
 	}
 	files := listing.Files
 	opts.script, opts.scriptShare = vault.FilesScript(files)
+	opts.languages = vault.FilesLanguages(files)
 	var rep Report
 	if opts.Incremental {
 		rep, err = buildIncremental(ctx, emb, opts, files)
@@ -251,6 +256,11 @@ func finish(ctx context.Context, tx *sql.Tx, emb Embedder, opts BuildOptions, pa
 	if opts.EmbedderWhy != "" {
 		meta["embedder_why"] = opts.EmbedderWhy
 	}
+	langs, err := json.Marshal(opts.languages)
+	if err != nil {
+		return fmt.Errorf("record the languages: %w", err)
+	}
+	meta[metaLanguages] = string(langs)
 	for k, v := range meta {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
 			return fmt.Errorf("write index metadata: %w", err)
