@@ -28,7 +28,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
 const bin = process.env.VAULT_RAG_BIN ?? path.join(repo, 'bin', 'vault-rag');
 const dataDir = path.resolve(process.env.VAULT_RAG_DATA ?? path.join(repo, 'data'));
-const TOOLS = ['vault_delta', 'vault_list', 'vault_read', 'vault_reindex', 'vault_search'];
+const TOOLS = ['vault_delta', 'vault_list', 'vault_overview', 'vault_read', 'vault_reindex', 'vault_search'];
+const FACETS = ['type', 'project', 'status', 'topics', 'folders'];
 const CALL_TIMEOUT_MS = 300_000; // the first vault_reindex may wait for a full build
 
 let passed = 0;
@@ -65,7 +66,7 @@ async function exercise(client, label) {
 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  c('tools/list names the five tools', JSON.stringify(names) === JSON.stringify(TOOLS), JSON.stringify(names));
+  c('tools/list names the six tools', JSON.stringify(names) === JSON.stringify(TOOLS), JSON.stringify(names));
   c('every input schema is strict', tools.every((t) => t.inputSchema?.additionalProperties === false),
     tools.filter((t) => t.inputSchema?.additionalProperties !== false).map((t) => t.name).join(','));
 
@@ -87,6 +88,15 @@ async function exercise(client, label) {
   // them, and the served configuration's stages say they read them.
   const searchTool = tools.find((t) => t.name === 'vault_search');
   const props = searchTool?.inputSchema?.properties ?? {};
+  // The language rule: the demo vault is English, and the instructions, the
+  // search and its expansions all say so, never "the question's language".
+  const rule = 'The notes are written in English: write keywords and hypothetical_answer in English, whatever the language of the question.';
+  const instructions = client.getInstructions() ?? '';
+  c('initialize gives the language rule and points to vault_overview', instructions.includes(rule) && instructions.includes('vault_overview'),
+    instructions.slice(0, 400));
+  c('vault_search and its expansions name the notes\' language', (searchTool?.description ?? '').includes(rule) &&
+    ['keywords', 'hypothetical_answer'].every((k) => /in English, whatever the language of the question/.test(props[k]?.description ?? '') &&
+      !/question's language/.test(props[k]?.description ?? '')), (searchTool?.description ?? '').slice(0, 300));
   c('vault_search describes its optional keywords and hypothetical_answer', ['keywords', 'hypothetical_answer'].every((k) =>
     props[k]?.type === 'string' && /Optional/.test(props[k]?.description ?? '') && /Example/.test(props[k]?.description ?? '') &&
     !(searchTool.inputSchema.required ?? []).includes(k)), JSON.stringify(props.keywords ?? {}).slice(0, 200));
@@ -120,6 +130,26 @@ async function exercise(client, label) {
   c('vault_list pages through notes', !l.isError && l.json?.notes?.length === Math.min(5, l.json?.total ?? 0) &&
     l.json.total === re.json?.notes && (l.json.total > 5 ? l.json.next_offset === 5 : l.json.next_offset === undefined),
     l.text.slice(0, 300));
+
+  const o = await callTool(client, 'vault_overview', {});
+  const facetOK = (f) => f && Array.isArray(f.values) && Number.isInteger(f.more) && Number.isInteger(f.without) &&
+    f.values.every((v) => typeof v.value === 'string' && Number.isInteger(v.notes) && v.notes > 0);
+  c('vault_overview returns the counts, the language, the dates and every facet', !o.isError && o.json?.notes === re.json?.notes &&
+    o.json.chunks > 0 && o.json.language?.rule === rule && o.json.language.languages?.[0]?.name === 'English' &&
+    /^\d{4}-\d{2}-\d{2}$/.test(o.json.dates?.from ?? '') && o.json.dates.to >= o.json.dates.from &&
+    FACETS.every((f) => facetOK(o.json.facets?.[f])) && o.json.facets.folders.values.every((v) => v.value.endsWith('/')),
+    o.text.slice(0, 400));
+  const topType = o.json?.facets?.type?.values?.[0];
+  if (topType) {
+    const byType = await callTool(client, 'vault_list', { type: topType.value.toUpperCase(), limit: 1 });
+    c('an overview value filters vault_list (case-insensitively)', !byType.isError && byType.json?.total === topType.notes, byType.text.slice(0, 300));
+  }
+  const o2 = await callTool(client, 'vault_overview', { facets: ['topics'], limit: 2 });
+  c('vault_overview returns the facets asked for, bounded by limit', !o2.isError && Object.keys(o2.json?.facets ?? {}).join() === 'topics' &&
+    o2.json.facets.topics.values.length <= 2 && o2.json.limit === 2, o2.text.slice(0, 300));
+  const o3 = await callTool(client, 'vault_overview', { facets: ['tags'] });
+  c('vault_overview refuses an unknown facet, naming the known ones', o3.isError && o3.text.includes('"tags"') &&
+    FACETS.every((f) => o3.text.includes(f)), o3.text);
 
   const d = await callTool(client, 'vault_delta', {
     items: [

@@ -268,7 +268,8 @@ func serveHTTP(t *testing.T, s *Server) string {
 	return "http://" + ln.Addr().String()
 }
 
-func initialize(t *testing.T, c *client.Client) {
+// initialize starts a client and returns what the server answered.
+func initialize(t *testing.T, c *client.Client) *mcp.InitializeResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -278,13 +279,22 @@ func initialize(t *testing.T, c *client.Client) {
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcp.Implementation{Name: "vault-rag-test", Version: "0"}
-	if _, err := c.Initialize(ctx, req); err != nil {
+	res, err := c.Initialize(ctx, req)
+	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
+	return res
 }
 
 // connectHTTP serves s over streamable HTTP and returns a connected client.
 func connectHTTP(t *testing.T, s *Server, opts ...transport.StreamableHTTPCOption) *client.Client {
+	t.Helper()
+	c, _ := connectHTTPInit(t, s, opts...)
+	return c
+}
+
+// connectHTTPInit is connectHTTP that also returns the initialize result.
+func connectHTTPInit(t *testing.T, s *Server, opts ...transport.StreamableHTTPCOption) (*client.Client, *mcp.InitializeResult) {
 	t.Helper()
 	base := serveHTTP(t, s)
 	c, err := client.NewStreamableHttpClient(base+"/mcp", opts...)
@@ -292,13 +302,19 @@ func connectHTTP(t *testing.T, s *Server, opts ...transport.StreamableHTTPCOptio
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	initialize(t, c)
-	return c
+	return c, initialize(t, c)
 }
 
 // connectStdio serves s over a pair of pipes, as over stdin and stdout, and
 // returns a connected client.
 func connectStdio(t *testing.T, s *Server) *client.Client {
+	t.Helper()
+	c, _ := connectStdioInit(t, s)
+	return c
+}
+
+// connectStdioInit is connectStdio that also returns the initialize result.
+func connectStdioInit(t *testing.T, s *Server) (*client.Client, *mcp.InitializeResult) {
 	t.Helper()
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
@@ -316,8 +332,7 @@ func connectStdio(t *testing.T, s *Server) *client.Client {
 		}
 		cancel()
 	})
-	initialize(t, c)
-	return c
+	return c, initialize(t, c)
 }
 
 // transports are the ways a client reaches the server.

@@ -1,6 +1,8 @@
-// Package server serves the vault to AI assistants over MCP: five tools
-// (vault_search, vault_read, vault_list, vault_reindex, vault_delta) over
-// streamable HTTP at /mcp, with /health beside it, or over stdio for one client.
+// Package server serves the vault to AI assistants over MCP: six tools
+// (vault_search, vault_read, vault_list, vault_overview, vault_reindex,
+// vault_delta) over streamable HTTP at /mcp, with /health beside it, or over
+// stdio for one client. The instructions and vault_search's description tell
+// the caller which language the notes are written in (LanguageRule).
 //
 // One Server holds one index handle and one model registry for every client:
 // the ONNX models are process-wide, so a daemon loads them once. The index is
@@ -96,6 +98,10 @@ type Server struct {
 	realVault string // the vault root, absolute with symlinks resolved
 	passages  *stages.VectorCache
 	reindex   *reindexer
+	// langs counts the vault's notes by language when the server started:
+	// the language its instructions and tool descriptions name, fixed for
+	// the process, since a client reads them once.
+	langs     vault.Languages
 	boundPort atomic.Int32 // set by Serve; 0 accepts any port in Host
 
 	mu      sync.Mutex
@@ -123,7 +129,9 @@ type handle struct {
 // index in place within seconds and then embeds (index.Build): until the
 // keyword index is there, requests get a clear "no index yet" error (and
 // vault_reindex waits for the build); after, they are answered, with the
-// vector coverage so far. An index built from another vault is refused.
+// vector coverage so far. An index built from another vault is refused. The
+// vault's language comes from the index, or, without one, from a scan of the
+// vault (which a first build reads in full anyway).
 func New(opts Options) (*Server, error) {
 	if opts.VaultPath == "" || opts.DBPath == "" {
 		return nil, errors.New("server: VaultPath and DBPath are required")
@@ -187,14 +195,6 @@ func New(opts Options) (*Server, error) {
 	if opts.wrapBuild != nil {
 		s.reindex.build = opts.wrapBuild(s.build)
 	}
-	s.mcp = mcpserver.NewMCPServer("vault-rag", Version(),
-		mcpserver.WithToolCapabilities(false),
-		mcpserver.WithStrictInputSchemaDefault(),
-		mcpserver.WithRecovery(),
-		mcpserver.WithInstructions(instructions),
-	)
-	s.mcp.AddTools(s.tools()...)
-
 	db, err := index.Open(s.ctx, opts.DBPath)
 	if err == nil {
 		if err := db.CheckVault(realVault); err != nil {
@@ -212,6 +212,20 @@ func New(opts Options) (*Server, error) {
 		s.cancel()
 		return nil, fmt.Errorf("server: open the index: %w", err)
 	}
+	// The language is known before the MCP server is made: its instructions
+	// and tool descriptions name it from the first initialize.
+	var opened *index.DB
+	if s.cur != nil {
+		opened = s.cur.db
+	}
+	s.langs = s.vaultLanguages(opened)
+	s.mcp = mcpserver.NewMCPServer("vault-rag", Version(),
+		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithStrictInputSchemaDefault(),
+		mcpserver.WithRecovery(),
+		mcpserver.WithInstructions(Instructions(s.langs)),
+	)
+	s.mcp.AddTools(s.tools()...)
 	if s.cur == nil || opts.Watch {
 		s.background(func(ctx context.Context) {
 			r, err := s.reindex.Run(ctx)
@@ -235,12 +249,6 @@ func New(opts Options) (*Server, error) {
 	}
 	return s, nil
 }
-
-const instructions = `vault-rag searches a folder of markdown notes (an Obsidian-style vault).
-vault_search finds notes for a question (filters: path, type, project, status, topics, dates);
-vault_read returns one note or one "## " section by its vault-relative path;
-vault_list pages through notes by metadata; vault_delta tells which candidate items the vault
-already covers; vault_reindex refreshes the index (the server also watches the vault).`
 
 // Version is the module version of the running binary, or "dev".
 func Version() string {

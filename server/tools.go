@@ -19,17 +19,20 @@ import (
 
 // Tool names.
 const (
-	ToolSearch  = "vault_search"
-	ToolRead    = "vault_read"
-	ToolList    = "vault_list"
-	ToolReindex = "vault_reindex"
-	ToolDelta   = "vault_delta"
+	ToolSearch   = "vault_search"
+	ToolRead     = "vault_read"
+	ToolList     = "vault_list"
+	ToolReindex  = "vault_reindex"
+	ToolDelta    = "vault_delta"
+	ToolOverview = "vault_overview"
 )
 
 // Limits of the tools' parameters.
 const (
-	MaxK         = 50
-	MaxListLimit = 200
+	MaxK                 = 50
+	MaxListLimit         = 200
+	MaxOverviewLimit     = 200 // values per facet
+	DefaultOverviewLimit = 20
 )
 
 // configNameRule is why a configuration name from a client was refused: it
@@ -37,13 +40,16 @@ const (
 // pipeline.Find would read any YAML file it is given.
 const configNameRule = "a configuration is named by a bare name from configs/ or experiments/ (" + pipeline.NameRule + "), not a path"
 
+// filterOptions are the filter parameters of vault_search and vault_list.
+// Their descriptions name no values: each vault has its own, and
+// vault_overview lists them.
 func filterOptions() []mcp.ToolOption {
 	return []mcp.ToolOption{
-		mcp.WithString("path", mcp.Description(`Only notes whose vault-relative path starts with this, e.g. "sessions/orchard/".`)),
-		mcp.WithString("type", mcp.Description(`Only notes with this frontmatter type, e.g. "session", "knowledge".`)),
-		mcp.WithString("project", mcp.Description("Only notes of this frontmatter project.")),
-		mcp.WithString("status", mcp.Description("Only notes with this frontmatter status.")),
-		mcp.WithArray("topics", mcp.WithStringItems(), mcp.Description("Only notes carrying all of these topics.")),
+		mcp.WithString("path", mcp.Description(`Only notes whose vault-relative path starts with this (case-sensitive), usually a folder ending in "/": vault_overview lists the top-level ones.`)),
+		mcp.WithString("type", mcp.Description("Only notes with this frontmatter type (case-insensitive; vault_overview lists the vault's types).")),
+		mcp.WithString("project", mcp.Description("Only notes of this frontmatter project (case-insensitive; vault_overview lists them).")),
+		mcp.WithString("status", mcp.Description("Only notes with this frontmatter status (case-insensitive; vault_overview lists them).")),
+		mcp.WithArray("topics", mcp.WithStringItems(), mcp.Description("Only notes carrying all of these topics: frontmatter topics or tags, case-insensitive, a leading # ignored (vault_overview lists them).")),
 		mcp.WithString("date_from", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Only notes dated on or after this day (YYYY-MM-DD).")),
 		mcp.WithString("date_to", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Only notes dated on or before this day (YYYY-MM-DD).")),
 	}
@@ -54,33 +60,55 @@ func readOnly(title string) mcp.ToolOption {
 }
 
 // KeywordsDescription and AnswerDescription tell the calling model what to
-// write in vault_search's optional expansions. Measured on real vaults, a
-// client's keywords and answer, written without seeing the notes, raise
-// nDCG@10 by 0.2 to 0.3 where the user's words differ from the note's
-// (docs/evaluation.md).
-const (
-	KeywordsDescription = "Optional. A keyword query for the same question: 3 to 12 space-separated terms that a note answering it would " +
+// write in vault_search's optional expansions, and in which language: the
+// notes' (LanguageRule). Measured on real vaults, a client's keywords and
+// answer, written without seeing the notes, raise nDCG@10 by 0.2 to 0.3
+// where the user's words differ from the note's (docs/evaluation.md).
+func KeywordsDescription(ls vault.Languages) string {
+	target, _, example := languageTarget(ls)
+	return "Optional. A keyword query for the same question: 3 to 12 space-separated terms that a note answering it would " +
 		"probably contain — the exact names, API identifiers, config keys, error codes, commands, synonyms and the domain's own vocabulary, " +
-		"in the language of the notes. No boolean operators or quotes. " +
+		"in " + target + ", whatever the language of the question. No boolean operators or quotes. " +
+		exampleNote(example) +
 		`Example, for "my laptop keeps waking up at night": "wake sleep suspend hibernate lid wakeup ACPI power settings". ` +
 		"Leave it out rather than repeat the question."
-	AnswerDescription = "Optional. One to three sentences (at most about 60 words) written as the passage of a note that would answer " +
-		"the question, in the question's language, as if you were its author: state the likely answer plainly, with the terms such a note would use. " +
+}
+
+// AnswerDescription: see KeywordsDescription.
+func AnswerDescription(ls vault.Languages) string {
+	_, target, example := languageTarget(ls)
+	return "Optional. One to three sentences (at most about 60 words) written as the passage of a note that would answer " +
+		"the question, in " + target + ", whatever the language of the question, as if you were its author: state the likely answer plainly, with the terms such a note would use. " +
 		"Guesses are fine — it is only used to find the note, never shown. " +
+		exampleNote(example) +
 		`Example, for "my laptop keeps waking up at night": "To stop the laptop from waking from sleep, disable wake-on-LAN and USB wake sources in the power settings; check which device woke it with the wake history." ` +
 		"Leave it out rather than repeat the question."
-)
+}
 
-// Tools returns the five tools' definitions, as tools/list shows them.
-func Tools() []mcp.Tool {
+// exampleNote keeps the English examples from overriding the language rule
+// for a vault of another language (target, from languageTarget; "" for an
+// English one).
+func exampleNote(target string) string {
+	if target == "" {
+		return ""
+	}
+	return "The example below is in English only to show the kind of text: write yours in " + target + ". "
+}
+
+// Tools returns the six tools' definitions, as tools/list shows them, for a
+// vault whose notes are in the languages ls counts: vault_search's
+// description and expansions say which language to write them in.
+func Tools(ls vault.Languages) []mcp.Tool {
 	search := append([]mcp.ToolOption{
 		mcp.WithDescription("Search the vault's notes for a question or keywords. Runs the server's retrieval configuration (BM25 + embeddings by default). " +
 			"You help it most by also sending keywords and a hypothetical_answer: you know how such notes are usually worded, the search does not. " +
+			LanguageRule(ls) + " " +
+			"The filters take the vault's own values: vault_overview lists them. " +
 			"Returns ranked notes with path, title, heading, snippet and score; what each stage did (the vector stage says how a filtered search ended: " +
 			`"filled", "drained" (no more in scope) or "ladder-end" (stopped looking)); the notes linked to and from the top hit; and any degraded capability.`),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("What to look for, in plain words or exact tokens (error codes, config keys).")),
-		mcp.WithString("keywords", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(KeywordsDescription)),
-		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription)),
+		mcp.WithString("keywords", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(KeywordsDescription(ls))),
+		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription(ls))),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description("How many notes to return (1..50, default 10).")),
 	}, filterOptions()...)
 	search = append(search,
@@ -101,12 +129,26 @@ func Tools() []mcp.Tool {
 		mcp.NewTool(ToolRead,
 			mcp.WithDescription(`Read one note, or one "## " section of it, by its vault-relative path (as vault_search and vault_list return it). Returns the note's title, metadata, its section headings, and the text. `+
 				"Absolute paths, '..', backslashes, encoded traversal, NUL bytes and symlinks leading outside the vault are refused."),
-			mcp.WithString("path", mcp.Required(), mcp.Description(`Vault-relative path of the note, e.g. "knowledge/engineering/idempotency.md".`)),
+			mcp.WithString("path", mcp.Required(), mcp.Description(`Vault-relative path of the note, as vault_search and vault_list return it, e.g. "projects/plan.md".`)),
 			mcp.WithString("section", mcp.Description(`A "## " heading of the note (case-insensitive) to return only that section.`)),
 			mcp.WithSchemaAdditionalProperties(false),
 			readOnly("Read a note"),
 		),
 		mcp.NewTool(ToolList, list...),
+		mcp.NewTool(ToolOverview,
+			mcp.WithDescription("What this vault holds, to search it well; call it first. Returns the numbers of notes and chunks; "+
+				"the language the notes are written in, with the rule for vault_search's keywords and hypothetical_answer; the span of the notes' dates "+
+				"and where they were read from; and, per facet, the values the filters take with their numbers of notes: "+
+				"type, project, status, topics, and the top-level folders (for path). Each facet lists the values with the most notes, "+
+				`"more" (how many other values there are) and "without" (notes with no value; for folders, notes at the top level). `+
+				"Values are shown lower-cased, as the filters match them (case-insensitively); folders as path takes them."),
+			mcp.WithArray("facets", mcp.WithStringEnumItems(index.FacetNames),
+				mcp.Description("Which facets to return: any of "+strings.Join(index.FacetNames, ", ")+" (default all; [] for none).")),
+			mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxOverviewLimit),
+				mcp.Description(fmt.Sprintf("Values per facet, those with the most notes (1..%d, default %d).", MaxOverviewLimit, DefaultOverviewLimit))),
+			mcp.WithSchemaAdditionalProperties(false),
+			readOnly("Overview of the vault"),
+		),
 		mcp.NewTool(ToolReindex,
 			mcp.WithDescription("Bring the index up to date with the vault: an incremental build that re-embeds only changed notes. Concurrent calls share one run; searches keep working meanwhile. "+
 				"Returns what changed and how long it took. The server also reindexes by itself when notes change."),
@@ -138,14 +180,15 @@ func Tools() []mcp.Tool {
 // tools pairs each definition with its handler.
 func (s *Server) tools() []mcpserver.ServerTool {
 	handlers := map[string]func(context.Context, args) (any, error){
-		ToolSearch:  s.search,
-		ToolRead:    s.read,
-		ToolList:    s.list,
-		ToolReindex: s.reindexTool,
-		ToolDelta:   s.delta,
+		ToolSearch:   s.search,
+		ToolRead:     s.read,
+		ToolList:     s.list,
+		ToolReindex:  s.reindexTool,
+		ToolDelta:    s.delta,
+		ToolOverview: s.overview,
 	}
 	var out []mcpserver.ServerTool
-	for _, t := range Tools() {
+	for _, t := range Tools(s.langs) {
 		out = append(out, mcpserver.ServerTool{Tool: t, Handler: s.wrap(t, handlers[t.Name])})
 	}
 	return out

@@ -34,7 +34,7 @@ func TestToolsListed(t *testing.T) {
 			}
 		}
 		slices.Sort(names)
-		want := []string{ToolDelta, ToolList, ToolRead, ToolReindex, ToolSearch}
+		want := []string{ToolDelta, ToolList, ToolOverview, ToolRead, ToolReindex, ToolSearch}
 		if !slices.Equal(names, want) {
 			t.Fatalf("tools = %v, want %v", names, want)
 		}
