@@ -57,17 +57,18 @@ func embedderName() string { return envOr("VAULT_RAG_EMBEDDER", models.DefaultEm
 // dominant script (models.Manifest.EmbedderFor: a vault mostly in Chinese
 // gets bge-small-zh-v1.5-q). why says which, for the user.
 //
-// fresh is false when the choice is the index's own: then there is nothing
-// new for the index to record of why.
-func chooseEmbedder(ctx context.Context, m models.Manifest, asked, vaultDir, db string) (name, why string, fresh bool, err error) {
+// record is the reason the index keeps (DB.Meta("embedder_why")): why the
+// model was chosen when the index's first build chose it, kept by every
+// later build.
+func chooseEmbedder(ctx context.Context, m models.Manifest, asked, vaultDir, db string) (name, why, record string, err error) {
 	if asked == "" {
 		asked = os.Getenv("VAULT_RAG_EMBEDDER")
 	}
 	if asked != "" {
 		if _, err := m.Lookup(asked); err != nil {
-			return "", "", false, err
+			return "", "", "", err
 		}
-		return asked, "as asked", true, nil
+		return asked, "as asked", "as asked", nil
 	}
 	if _, err := os.Stat(db); err == nil {
 		if d, err := index.Open(ctx, db); err == nil {
@@ -76,23 +77,23 @@ func chooseEmbedder(ctx context.Context, m models.Manifest, asked, vaultDir, db 
 			d.Close()
 			if _, err := m.Lookup(name); err == nil && mine {
 				if why == "" {
-					why = "the index's"
-				} else {
-					why = "the index's: " + why
+					return name, "the index's", "", nil
 				}
-				return name, why, false, nil
+				return name, "the index's: " + why, why, nil
 			}
 		}
 	}
 	script, share, err := vault.DetectScript(ctx, vaultDir)
 	if err != nil {
-		return "", "", false, err
+		return "", "", "", err
 	}
 	name = m.EmbedderFor(script)
 	if script == "" {
-		return name, "the default: the vault has no text yet", true, nil
+		why = "the default: the vault has no text yet"
+		return name, why, why, nil
 	}
-	return name, fmt.Sprintf("chosen for the vault: %.0f%% of its letters are %s", 100*share, script), true, nil
+	why = fmt.Sprintf("chosen for the vault: %.0f%% of its letters are %s", 100*share, script)
+	return name, why, why, nil
 }
 
 func vaultPath() string { return envOr("VAULT_PATH", "vault") }

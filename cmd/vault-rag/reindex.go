@@ -37,7 +37,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 	if *db, err = indexPath(*db, *vault); err != nil {
 		return err
 	}
-	name, why, fresh, err := chooseEmbedder(ctx, reg.Manifest(), *embedder, *vault, *db)
+	name, why, record, err := chooseEmbedder(ctx, reg.Manifest(), *embedder, *vault, *db)
 	if err != nil {
 		return err
 	}
@@ -52,9 +52,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 		return err
 	}
 	opts := index.BuildOptions{VaultPath: *vault, DBPath: *db, Incremental: *incremental, Scan: scanOptions(), Force: *force}
-	if fresh {
-		opts.EmbedderWhy = why
-	}
+	opts.EmbedderWhy = record
 	opts.Progress = newProgressLine(os.Stderr, isTerminal(os.Stderr), *every, time.Now).update
 	rep, err := index.Build(ctx, emb, opts)
 	if err != nil {

@@ -59,16 +59,13 @@ func cmdServe(ctx context.Context, args []string) error {
 	if *db, err = indexPath(*db, *vault); err != nil {
 		return err
 	}
-	embedder, why, fresh, err := chooseEmbedder(ctx, reg.Manifest(), "", *vault, *db)
+	embedder, why, record, err := chooseEmbedder(ctx, reg.Manifest(), "", *vault, *db)
 	if err != nil {
 		return err
 	}
 	logger.Info("embedder", "name", embedder, "why", why, "index", *db)
 	if err := ensureEmbedder(ctx, "serve", embedder); err != nil {
 		return err
-	}
-	if !fresh {
-		why = "" // the index records its own reason
 	}
 	s, err := server.New(server.Options{
 		VaultPath:      *vault,
@@ -77,7 +74,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		ConfigName:     *cfgName,
 		Registry:       reg,
 		Embedder:       embedder,
-		EmbedderWhy:    why,
+		EmbedderWhy:    record,
 		Addr:           *addr,
 		Token:          os.Getenv("VAULT_RAG_TOKEN"),
 		AllowedOrigins: serveList(*origins),
