@@ -14,18 +14,19 @@ func TestSectionParts(t *testing.T) {
 		only string
 		want parts
 	}{
-		{"", parts{reindex: true, throughput: true, latency: true, recall: true, rerank: true}},
+		{"", parts{reindex: true, throughput: true, latency: true, recall: true, rerank: true, first: true}},
 		{"reindex", parts{reindex: true}},
 		{"throughput", parts{throughput: true}},
 		{"rerank", parts{rerank: true}},
 		{"latency", parts{latency: true}},
+		{"first-answer", parts{first: true}},
 	} {
 		got, err := sectionParts(tc.only)
 		if err != nil || got != tc.want {
 			t.Errorf("sectionParts(%q) = %+v, %v; want %+v", tc.only, got, err, tc.want)
 		}
 	}
-	if _, err := sectionParts("recall"); err == nil || !strings.Contains(err.Error(), `no section "recall" (reindex, throughput, rerank, latency)`) {
+	if _, err := sectionParts("recall"); err == nil || !strings.Contains(err.Error(), `no section "recall" (reindex, throughput, rerank, latency, first-answer)`) {
 		t.Errorf("sectionParts(\"recall\"): %v", err)
 	}
 }
