@@ -64,7 +64,8 @@ test-short: lab-models
 ##   ../shared/client-expansions; each dataset indexed with the model a first index of it would choose
 EVAL_DATASETS := --dataset demo --dataset ../shared/datasets/cranfield --dataset ../shared/datasets/cacm \
 	--dataset ../shared/datasets/obsidian-dev-docs --dataset ../shared/datasets/blue-book \
-	--dataset ../shared/datasets/obsidian-help-zh --expansions ../shared/client-expansions
+	--dataset ../shared/datasets/obsidian-help-zh --expansions ../shared/client-expansions \
+	--expansions-variant vault-language=../shared/client-expansions/vault-language
 eval: lab-models
 	$(BIN) eval $(EVAL_DATASETS) --report report
 	$(BIN) eval --results docs/results.md

@@ -44,6 +44,9 @@ type Dataset struct {
 	// from.
 	Expansions       map[string]Expansion
 	ExpansionsSource string
+	// ExpansionSets are further sets of expansions (--expansions-variant),
+	// each run as a variant of its own beside the built-in ones.
+	ExpansionSets []ExpansionSet
 }
 
 // queriesFile is eval/queries.json.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -57,6 +58,114 @@ func VariantName(config, variant string) string {
 		return config
 	}
 	return config + " +" + variant
+}
+
+// ExpansionSet is a further set of client expansions a dataset is scored
+// with beside its own (Dataset.Expansions): what another client, or the same
+// client told more about the vault, would send. Its rows are named with
+// VariantName(config, Name).
+type ExpansionSet struct {
+	Name    string // the variant, e.g. "vault-language"
+	Source  string // the file it was read from
+	Queries map[string]Expansion
+}
+
+// ExpansionDir is a folder of further client expansions, <dataset>.json
+// each, scored as the variant Name (--expansions-variant NAME=DIR).
+type ExpansionDir struct {
+	Name, Dir string
+}
+
+// ExpansionDirs are the folders of further expansion sets, in the order
+// given; as a flag.Value each value is NAME=DIR (ParseExpansionDir) and a
+// name may be given once.
+type ExpansionDirs []ExpansionDir
+
+// String implements flag.Value.
+func (d *ExpansionDirs) String() string {
+	if d == nil {
+		return ""
+	}
+	parts := make([]string, len(*d))
+	for i, e := range *d {
+		parts[i] = e.Name + "=" + e.Dir
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set implements flag.Value.
+func (d *ExpansionDirs) Set(v string) error {
+	e, err := ParseExpansionDir(v)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(*d, func(o ExpansionDir) bool { return o.Name == e.Name }) {
+		return fmt.Errorf("expansion set %q is given twice", e.Name)
+	}
+	*d = append(*d, e)
+	return nil
+}
+
+// variantName is what a further set may be called: its name ends a row's
+// name ("shipping +vault-language") and a report's file names, and " +" is
+// what separates a configuration from its variant.
+var variantName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// ParseExpansionDir reads NAME=DIR: NAME is lower-case letters, digits and
+// hyphens and not a built-in variant's (Variants), whose rows it would take;
+// DIR is an existing folder.
+func ParseExpansionDir(v string) (ExpansionDir, error) {
+	name, dir, ok := strings.Cut(v, "=")
+	if !ok || name == "" || dir == "" {
+		return ExpansionDir{}, fmt.Errorf("read expansion set %q: want NAME=DIR, e.g. vault-language=../shared/client-expansions/vault-language", v)
+	}
+	if !variantName.MatchString(name) {
+		return ExpansionDir{}, fmt.Errorf("read expansion set %q: the name %q must be lower-case letters, digits and single hyphens", v, name)
+	}
+	if slices.Contains(Variants, name) {
+		return ExpansionDir{}, fmt.Errorf("read expansion set %q: %q is a built-in variant (%s); choose another name", v, name, strings.Join(Variants, ", "))
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return ExpansionDir{}, fmt.Errorf("read expansion set %s: %w", name, err)
+	}
+	if !st.IsDir() {
+		return ExpansionDir{}, fmt.Errorf("read expansion set %s: %s is not a folder of <dataset>.json files", name, dir)
+	}
+	return ExpansionDir{Name: name, Dir: dir}, nil
+}
+
+// LoadExpansionSets adds to ds the set of each folder that holds a file for
+// it (DIR/<dataset>.json), checked as LoadExpansions checks one; a folder
+// without one adds nothing, so only the datasets a set was written for get
+// its rows.
+func LoadExpansionSets(ds *Dataset, dirs []ExpansionDir) error {
+	for _, d := range dirs {
+		p := filepath.Join(d.Dir, ds.Name+".json")
+		if !fileExists(p) {
+			continue
+		}
+		x, err := LoadExpansions(p, ds)
+		if err != nil {
+			return fmt.Errorf("expansion set %s: %w", d.Name, err)
+		}
+		ds.ExpansionSets = append(ds.ExpansionSets, ExpansionSet{Name: d.Name, Source: p, Queries: x})
+	}
+	return nil
+}
+
+// variants are the rows a configuration that reads the client's texts runs
+// on ds: the plain run, the built-in variants when the dataset has its own
+// expansions, then one per further set.
+func (ds *Dataset) variants() []string {
+	out := []string{""}
+	if ds.Expansions != nil {
+		out = append(out, Variants...)
+	}
+	for _, s := range ds.ExpansionSets {
+		out = append(out, s.Name)
+	}
+	return out
 }
 
 // LoadExpansions reads an expansions file and checks it against the
@@ -117,6 +226,11 @@ func expansionFor(ds *Dataset, variant string, i int, shuffled []int) Expansion 
 		return Expansion{Keywords: q.Text, Answer: q.Text}
 	case VariantMismatched:
 		return ds.Expansions[ds.Queries[shuffled[i]].ID]
+	}
+	for _, s := range ds.ExpansionSets {
+		if s.Name == variant {
+			return s.Queries[q.ID]
+		}
 	}
 	return Expansion{}
 }

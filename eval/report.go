@@ -81,10 +81,12 @@ func kindRows(r *DatasetRun) ([]string, [][]string) {
 // expansionRows put each configuration that reads the client's texts beside
 // itself without them: nDCG@10 without, with the client's expansions, with an
 // echo of the question, and with another query's expansions, overall and by
-// query kind, and the client's gain with its p.
+// query kind, and the client's gain with its p; then each further expansion
+// set (Dataset.ExpansionSets) with its difference from the client's own
+// expansions and that difference's p, overall and by kind.
 func expansionRows(r *DatasetRun) ([]string, [][]string) {
 	rows := map[string]map[string]*ConfigRun{}
-	var order []string
+	var order, sets []string
 	for _, c := range r.Configs {
 		if c.Skipped != "" {
 			continue
@@ -94,29 +96,59 @@ func expansionRows(r *DatasetRun) ([]string, [][]string) {
 			order = append(order, c.Config)
 		}
 		rows[c.Config][c.Variant] = c
+		if c.Variant != "" && !slices.Contains(Variants, c.Variant) && !slices.Contains(sets, c.Variant) {
+			sets = append(sets, c.Variant)
+		}
 	}
 	kinds := queryKinds(r)
 	head := []string{"configuration", "without", "+client", "Δ", "p", "+echo", "+mismatched"}
+	for _, s := range sets {
+		head = append(head, "+"+s, "Δ vs +client", "p")
+	}
 	for _, k := range kinds {
 		head = append(head, k+" without", k+" +client")
+		for _, s := range sets {
+			head = append(head, k+" +"+s)
+		}
+	}
+	ndcg := func(c *ConfigRun) string {
+		if c == nil {
+			return "—"
+		}
+		return f4(c.Mean.NDCG)
+	}
+	kindNDCG := func(c *ConfigRun, k string) string {
+		if c == nil {
+			return "—"
+		}
+		return f4(c.ByKind[k].NDCG)
 	}
 	var out [][]string
 	for _, name := range order {
 		v := rows[name]
 		plain, client := v[""], v[VariantClient]
-		if plain == nil || client == nil {
+		if plain == nil || len(v) == 1 {
 			continue
 		}
-		cmp := Compare(plain, client)
-		row := []string{name, f4(plain.Mean.NDCG), f4(client.Mean.NDCG), fmt.Sprintf("%+.4f", cmp.Delta), fmt.Sprintf("%.4f", cmp.P), "—", "—"}
-		if e := v[VariantEcho]; e != nil {
-			row[5] = f4(e.Mean.NDCG)
+		row := []string{name, f4(plain.Mean.NDCG), ndcg(client), "—", "—", ndcg(v[VariantEcho]), ndcg(v[VariantMismatched])}
+		if client != nil {
+			cmp := Compare(plain, client)
+			row[3], row[4] = fmt.Sprintf("%+.4f", cmp.Delta), fmt.Sprintf("%.4f", cmp.P)
 		}
-		if m := v[VariantMismatched]; m != nil {
-			row[6] = f4(m.Mean.NDCG)
+		for _, s := range sets {
+			row = append(row, ndcg(v[s]))
+			if other := v[s]; other != nil && client != nil {
+				cmp := Compare(client, other)
+				row = append(row, fmt.Sprintf("%+.4f", cmp.Delta), fmt.Sprintf("%.4f", cmp.P))
+			} else {
+				row = append(row, "—", "—")
+			}
 		}
 		for _, k := range kinds {
-			row = append(row, f4(plain.ByKind[k].NDCG), f4(client.ByKind[k].NDCG))
+			row = append(row, kindNDCG(plain, k), kindNDCG(client, k))
+			for _, s := range sets {
+				row = append(row, kindNDCG(v[s], k))
+			}
 		}
 		out = append(out, row)
 	}

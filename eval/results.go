@@ -209,7 +209,11 @@ type datasetRows struct {
 	plain    []BaselineConfig
 	variants map[string]map[string]BaselineConfig // configuration → variant → run
 	readers  []string                             // configurations run with variants, by name
-	skipped  map[string][]string                  // reason → configurations
+	// sets are the variants that are further expansion sets
+	// (--expansions-variant), not built-in ones, by name: only a baseline
+	// recorded with such a set has them.
+	sets    []string
+	skipped map[string][]string // reason → configurations
 }
 
 func rowsOf(b Baseline) datasetRows {
@@ -232,7 +236,11 @@ func rowsOf(b Baseline) datasetRows {
 			r.readers = append(r.readers, name)
 		}
 		r.variants[name][variant] = c
+		if !slices.Contains(Variants, variant) && !slices.Contains(r.sets, variant) {
+			r.sets = append(r.sets, variant)
+		}
 	}
+	slices.Sort(r.sets)
 	slices.SortStableFunc(r.plain, func(a, b BaselineConfig) int { return shippingFirst(a.Name, b.Name) })
 	slices.SortFunc(r.readers, shippingFirst)
 	return r
@@ -260,9 +268,15 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 		b.WriteString("### With the client's expansions\n\n")
 		b.WriteString("Configurations whose stages read the caller's text, run four ways: without it (the table above), " +
 			"with the client's keywords and hypothetical answer (`+client`), with the question repeated in both fields " +
-			"(`+echo`: a lazy client) and with another question's (`+mismatched`: a client that misunderstood). nDCG@10:\n\n")
+			"(`+echo`: a lazy client) and with another question's (`+mismatched`: a client that misunderstood).")
+		if len(r.sets) > 0 {
+			// Only a baseline recorded with --expansions-variant has these
+			// rows: a page without them reads as before.
+			fmt.Fprintf(b, " Beside them, further sets of expansions ([evaluation.md](evaluation.md#further-expansion-sets)): %s, set against `+client` below.", codeList(r.sets))
+		}
+		b.WriteString(" nDCG@10:\n\n")
 		head := []string{"configuration", "without", "+client", "Δ"}
-		others := []string{VariantEcho, VariantMismatched}
+		others := append([]string{VariantEcho, VariantMismatched}, r.sets...)
 		for _, v := range others {
 			head = append(head, "+"+v)
 		}
@@ -297,7 +311,7 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 		b.WriteString("Every measure of those runs:\n\n")
 		rows = nil
 		for _, name := range r.readers {
-			for _, v := range Variants {
+			for _, v := range append(slices.Clone(Variants), r.sets...) {
 				if c, ok := r.variants[name][v]; ok {
 					rows = append(rows, append([]string{c.Name}, metricCells(*c.Metrics)...))
 				}
@@ -307,23 +321,95 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 			return err
 		}
 	}
+	for _, set := range r.sets {
+		if err := renderSet(b, r, set); err != nil {
+			return err
+		}
+	}
 	return renderKinds(b, r)
 }
 
-// renderKinds writes nDCG@10 by kind of question, for a dataset whose
-// questions have kinds: each configuration without, then with, the client's
-// expansions.
-func renderKinds(b *strings.Builder, r datasetRows) error {
+// renderSet writes a further expansion set against the client's own
+// expansions: nDCG@10 of each configuration run with both, overall and by
+// kind of question, and the difference. Which queries the set rewrote is
+// not in the baseline, so the split by kind is what shows where it acts.
+func renderSet(b *strings.Builder, r datasetRows, set string) error {
+	kinds := kindsOf(r)
+	head := append([]string{"configuration", "all"}, kinds...)
+	var rows [][]string
+	cells := func(label string, m Metrics, byKind map[string]Metrics) []string {
+		row := []string{label, f4(float64(m.NDCG10))}
+		for _, k := range kinds {
+			if km, ok := byKind[k]; ok {
+				row = append(row, f4(float64(km.NDCG10)))
+			} else {
+				row = append(row, "—")
+			}
+		}
+		return row
+	}
+	for _, name := range r.readers {
+		other, ok := r.variants[name][set]
+		if !ok {
+			continue
+		}
+		client, hasClient := r.variants[name][VariantClient]
+		if hasClient {
+			rows = append(rows, cells(client.Name, *client.Metrics, client.ByKind))
+		}
+		rows = append(rows, cells(other.Name, *other.Metrics, other.ByKind))
+		if !hasClient {
+			continue
+		}
+		delta := []string{"Δ", fmt.Sprintf("%+.4f", float64(other.Metrics.NDCG10)-float64(client.Metrics.NDCG10))}
+		for _, k := range kinds {
+			cm, hasC := client.ByKind[k]
+			om, hasO := other.ByKind[k]
+			if hasC && hasO {
+				delta = append(delta, fmt.Sprintf("%+.4f", float64(om.NDCG10)-float64(cm.NDCG10)))
+			} else {
+				delta = append(delta, "—")
+			}
+		}
+		rows = append(rows, delta)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "### `+%s` against `+client`\n\n", set)
+	fmt.Fprintf(b, "The expansion set `%s` ([evaluation.md](evaluation.md#further-expansion-sets)) against the client's own "+
+		"expansions, for each configuration run with both: nDCG@10 over all questions and by kind, and the difference (Δ: `+%s` − `+client`):\n\n", set, set)
+	return mdTableTo(b, head, rows)
+}
+
+// kindsOf are the kinds of question of a baseline's plain runs, sorted.
+func kindsOf(r datasetRows) []string {
 	seen := map[string]bool{}
 	for _, c := range r.plain {
 		for k := range c.ByKind {
 			seen[k] = true
 		}
 	}
-	if len(seen) == 0 {
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// codeList writes variant names as "`+a`, `+b`".
+func codeList(names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = "`+" + n + "`"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// renderKinds writes nDCG@10 by kind of question, for a dataset whose
+// questions have kinds: each configuration without, then with, the client's
+// expansions.
+func renderKinds(b *strings.Builder, r datasetRows) error {
+	kinds := kindsOf(r)
+	if len(kinds) == 0 {
 		return nil
 	}
-	kinds := slices.Sorted(maps.Keys(seen))
 	b.WriteString("### By kind of question\n\nnDCG@10 of each kind of question, without and with (`+client`) the client's expansions:\n\n")
 	head := append([]string{"configuration"}, kinds...)
 	var rows [][]string

@@ -97,6 +97,76 @@ func TestRenderResults(t *testing.T) {
 	}
 }
 
+// TestRenderResultsExpansionSet renders a baseline recorded with a further
+// expansion set (--expansions-variant) beside one recorded without: the set's
+// rows show in its dataset's section, against +client overall and by kind,
+// and nowhere else.
+func TestRenderResultsExpansionSet(t *testing.T) {
+	dir := t.TempDir()
+	m := func(x float64) *Metrics {
+		return &Metrics{Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x)}
+	}
+	kinds := func(english, howto float64) map[string]Metrics {
+		return map[string]Metrics{"english": *m(english), "howto": *m(howto)}
+	}
+	with := Baseline{Dataset: "zh", Queries: 4, Notes: 5, Chunks: 9, Configs: []BaselineConfig{
+		{Name: "hybrid", Status: "ok", Metrics: m(0.5), ByKind: kinds(0.3, 0.6)},
+		{Name: "shipping", Status: "ok", Metrics: m(0.55), ByKind: kinds(0.3, 0.7)},
+		{Name: "shipping +client", Status: "ok", Metrics: m(0.8), ByKind: kinds(0.6, 0.9)},
+		{Name: "shipping +echo", Status: "ok", Metrics: m(0.55), ByKind: kinds(0.3, 0.7)},
+		{Name: "shipping +mismatched", Status: "ok", Metrics: m(0.1), ByKind: kinds(0.1, 0.1)},
+		{Name: "shipping +vault-language", Status: "ok", Metrics: m(0.85), ByKind: kinds(0.75, 0.9)},
+	}}
+	without := Baseline{Dataset: "en", Queries: 2, Notes: 3, Chunks: 3, Configs: []BaselineConfig{
+		{Name: "shipping", Status: "ok", Metrics: m(0.6)},
+		{Name: "shipping +client", Status: "ok", Metrics: m(0.7)},
+	}}
+	for _, b := range []Baseline{with, without} {
+		if err := WriteBaseline(filepath.Join(dir, b.Dataset+".json"), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	if err := RenderResults(&out, dir); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	en, zh, ok := strings.Cut(page[strings.Index(page, "## en\n"):], "## zh\n")
+	if !ok {
+		t.Fatalf("no section for zh after en:\n%s", page)
+	}
+	if strings.Contains(en, "vault-language") || strings.Contains(page[:strings.Index(page, "## en\n")], "vault-language") {
+		t.Errorf("the set shows outside the section of the dataset recorded with it:\n%s", page)
+	}
+	for _, want := range []string{
+		"| +vault-language |",                  // a column of the variants' table
+		"| shipping +vault-language | 0.8500 ", // every measure
+		"### `+vault-language` against `+client`",
+		"| configuration | all | english | howto |",
+		"| shipping +client | 0.8000 | 0.6000 | 0.9000 |",
+		"| shipping +vault-language | 0.8500 | 0.7500 | 0.9000 |",
+		"| Δ | +0.0500 | +0.1500 | +0.0000 |",
+	} {
+		if !strings.Contains(squeeze(zh), squeeze(want)) {
+			t.Errorf("zh's section lacks %q:\n%s", want, zh)
+		}
+	}
+}
+
+// squeeze drops the padding of markdown table cells, so a test can name a
+// row without its column widths.
+func squeeze(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		cells := strings.Split(l, "|")
+		for j := range cells {
+			cells[j] = strings.TrimSpace(cells[j])
+		}
+		lines[i] = strings.Join(cells, "|")
+	}
+	return strings.Join(lines, "\n")
+}
+
 func TestRenderResultsEmpty(t *testing.T) {
 	if err := RenderResults(&bytes.Buffer{}, t.TempDir()); err == nil {
 		t.Error("no baselines rendered without an error")

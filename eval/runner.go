@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,8 +39,9 @@ type Options struct {
 	Now      time.Time
 	Log      func(string)
 	// Variants are the rows run for a configuration that reads the client's
-	// expansions, when the dataset has them: "" (none) and the names of
-	// Variants. Nil runs them all; a sweep runs one.
+	// expansions: "" (none), the names of Variants and those of the
+	// dataset's ExpansionSets. Nil runs every one the dataset has
+	// expansions for; a sweep runs one.
 	Variants []string
 
 	// IndexWith and Models stand in for Registry (tests use the models/bow
@@ -63,7 +65,7 @@ type DatasetRun struct {
 type ConfigRun struct {
 	Name        string // the row: the configuration's name, with " +variant" when run with expansions
 	Config      string // the configuration's own name
-	Variant     string // "" or one of Variants
+	Variant     string // "", one of Variants or the name of one of the dataset's ExpansionSets
 	Description string
 	File        string
 	Skipped     string // why it did not run ("model not installed: ...")
@@ -138,10 +140,10 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 			reg = opts.Registry
 		}
 		variants := []string{""}
-		if ds.Expansions != nil && ReadsExpansions(cfg) {
+		if ReadsExpansions(cfg) {
 			variants = opts.Variants
 			if variants == nil {
-				variants = append([]string{""}, Variants...)
+				variants = ds.variants()
 			}
 		}
 		for _, v := range variants {
@@ -191,6 +193,11 @@ func EnsureIndex(ctx context.Context, emb index.Embedder, vaultPath, dbPath stri
 // doubles) is asked up front which models are missing.
 func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.Config, variant string, now time.Time, reg *models.Registry) (*ConfigRun, error) {
 	cr := &ConfigRun{Name: VariantName(cfg.Name, variant), Config: cfg.Name, Variant: variant, Description: cfg.Description, File: cfg.File}
+	// A variant the dataset has no expansions for would run as the plain
+	// configuration under another row's name.
+	if !slices.Contains(ds.variants(), variant) {
+		return nil, fmt.Errorf("run %s on %s: the dataset has no client expansions for the variant %q", cfg.Name, ds.Name, variant)
+	}
 	var shuffled []int
 	if variant == VariantMismatched {
 		shuffled = Mismatch(ds.Name, len(ds.Queries))

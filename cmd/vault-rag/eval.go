@@ -36,6 +36,8 @@ func cmdEval(ctx context.Context, args []string) error {
 	embedder := fs.String("embedder", "", "the embedding model datasets are indexed with (default: the gate's, the fp32 original of VAULT_RAG_EMBEDDER's model or, unset, of the model a first index of the dataset's vault would choose by its script; that model's quality is then checked against it)")
 	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
 	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions): configurations that read the client's keywords and answer run with them too; a vault dataset's own client.json is always used")
+	var sets eval.ExpansionDirs
+	fs.Var(&sets, "expansions-variant", `NAME=DIR: a further set of client expansions, DIR/<dataset>.json each: on a dataset with a file there, configurations that read the client's text run with it too, as rows "CONFIG +NAME"; repeatable`)
 	sweep := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
 	sweepOut := fs.String("sweep-out", "", "where --sweep writes the winning configuration (default experiments/sweep-<name>.yaml under --root)")
 	results := fs.String("results", "", "write the results page rendered from the committed baselines/ to this file (e.g. "+eval.ResultsPage+"); alone, it runs no dataset")
@@ -43,8 +45,8 @@ func cmdEval(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
-	if *sweep != "" && (*check || *update || len(configs) > 0) {
-		return errors.New("--sweep runs its own grid: it excludes --check, --update and --config")
+	if *sweep != "" && (*check || *update || len(configs) > 0 || len(sets) > 0) {
+		return errors.New("--sweep runs its own grid: it excludes --check, --update, --config and --expansions-variant")
 	}
 	if *sweep == "" && *sweepOut != "" {
 		return errors.New("--sweep-out needs --sweep")
@@ -87,7 +89,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		opts.Embedder = *embedder
 		return runSweep(ctx, sw, datasets, *root, work, *expansions, *sweepOut, *reportDir, *markdown, opts)
 	}
-	e := evalRun{root: *root, expansions: *expansions, reportDir: *reportDir, reference: *reference,
+	e := evalRun{root: *root, expansions: *expansions, sets: sets, setsUsed: map[string]bool{}, reportDir: *reportDir, reference: *reference,
 		markdown: *markdown, check: *check, update: *update, cfgs: cfgs, base: base}
 	// The gate records with the fp32 original of the users' model; the
 	// users' model (int8 by default) is then checked against it, same
@@ -108,6 +110,13 @@ func cmdEval(ctx context.Context, args []string) error {
 		}
 		quality = append(quality, qs...)
 		failed = failed || moved
+	}
+	for _, set := range sets {
+		// A folder that matched no dataset is most likely the wrong one: say
+		// so rather than leave its rows quietly missing.
+		if !e.setsUsed[set.Name] {
+			fmt.Fprintf(os.Stderr, "eval: --expansions-variant %s: %s holds no <dataset>.json for any dataset run\n", set.Name, set.Dir)
+		}
 	}
 	if *reportDir != "" && len(quality) > 0 {
 		if err := eval.WriteQualityReport(*reportDir, quality); err != nil {
@@ -144,6 +153,8 @@ func writeResults(root, path string) error {
 // models.
 type evalRun struct {
 	root, expansions, reportDir, reference string
+	sets                                   eval.ExpansionDirs // further expansion sets (--expansions-variant)
+	setsUsed                               map[string]bool    // the sets some dataset had a file in
 	markdown, check, update                bool
 	cfgs                                   []*pipeline.Config
 	base                                   eval.Options // the registry, work folder, clock and log
@@ -163,6 +174,12 @@ func (e *evalRun) dataset(ctx context.Context, name string) (quality []eval.Qual
 	ds, err := loadDataset(e.root, name, e.base.WorkDir, e.expansions)
 	if err != nil {
 		return nil, false, err
+	}
+	if err := eval.LoadExpansionSets(ds, e.sets); err != nil {
+		return nil, false, err
+	}
+	for _, s := range ds.ExpansionSets {
+		e.setsUsed[s.Name] = true
 	}
 	if e.byScript {
 		script, _, err := vault.DetectScript(ctx, ds.VaultPath)
