@@ -41,7 +41,10 @@ var (
 // bm25Plan is a keyword query ready to run on the postings: one phrase per
 // query term, in order (a repeated term counts again, as in FTS5).
 type bm25Plan struct {
-	phrases     []string
+	phrases []string
+	// extra are KeywordQuery.Extra's phrases, in order: bm25Top appends
+	// those that are rare, or are phrases already, to phrases.
+	extra       []string
 	title, body float64 // column weights
 	// minMatch and commonShare are KeywordQuery's MinMatch and CommonShare.
 	minMatch, commonShare float64
@@ -54,7 +57,7 @@ func planBM25(ctx context.Context, q KeywordQuery) (bm25Plan, bool, error) {
 	if !ok {
 		return bm25Plan{}, false, nil
 	}
-	toks, err := tokenizer.queryTokens(ctx, terms)
+	toks, err := tokenizer.queryTokens(ctx, append(slices.Clip(terms), q.Extra...))
 	if err != nil {
 		return bm25Plan{}, false, err
 	}
@@ -62,13 +65,63 @@ func planBM25(ctx context.Context, q KeywordQuery) (bm25Plan, bool, error) {
 	if p.commonShare == 0 {
 		p.commonShare = DefaultCommonShare
 	}
-	for _, t := range toks {
+	for i, t := range toks {
 		if len(t) != 1 {
 			return bm25Plan{}, false, nil
 		}
-		p.phrases = append(p.phrases, t[0])
+		if i < len(terms) {
+			p.phrases = append(p.phrases, t[0])
+		} else {
+			p.extra = append(p.extra, t[0])
+		}
 	}
 	return p, true, nil
+}
+
+// withRareExtra is the plan's phrases followed by those of its extra phrases
+// Extra's rule keeps: a phrase of the plan already, or found in at most
+// commonShare of the nRow chunks. Only the extra phrases' document
+// frequencies are read, never their lists.
+func withRareExtra(ctx context.Context, tx *sql.Tx, p bm25Plan, nRow int64) ([]string, error) {
+	if len(p.extra) == 0 {
+		return p.phrases, nil
+	}
+	have := map[string]bool{}
+	for _, t := range p.phrases {
+		have[t] = true
+	}
+	var ask []any
+	for _, t := range p.extra {
+		if !have[t] {
+			ask = append(ask, t)
+		}
+	}
+	dfs := map[string]int64{}
+	if len(ask) > 0 {
+		rows, err := tx.QueryContext(ctx, `SELECT term, df FROM kw_postings WHERE term IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ask)), ",")+`)`, ask...)
+		if err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var term string
+			var df int64
+			if err := rows.Scan(&term, &df); err != nil {
+				return nil, err
+			}
+			dfs[term] = df
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+	}
+	out := slices.Clip(p.phrases)
+	for _, t := range p.extra {
+		if df, found := dfs[t]; have[t] || (found && float64(df) <= p.commonShare*float64(nRow)) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 // ftsTotals reads what FTS5's xRowCount and xColumnTotalSize read: the
@@ -133,6 +186,12 @@ func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]scored[float64
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword search: %w", err)
 	}
+	if p.phrases, err = withRareExtra(ctx, tx, p, nRow); err != nil {
+		return nil, false, err
+	}
+	if len(p.phrases) == 0 {
+		return nil, false, nil // only extra terms, every one common
+	}
 	lists, dfs, err := readLists(ctx, tx, p.phrases)
 	if err != nil {
 		return nil, false, err
@@ -176,7 +235,8 @@ func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*pos
 // the chunks, as for MinMatch) that the chunk holds, and of all of them.
 // A keyword list whose best chunk holds little of it matched the question's
 // common words, not its subject. total is 0 when the query has no rare term,
-// or cannot run on the postings (a term of several tokens).
+// or cannot run on the postings (a term of several tokens). Only Terms are
+// judged, never Extra.
 func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held, total float64, err error) {
 	p, ok, err := planBM25(ctx, q)
 	if err != nil || !ok || len(p.phrases) == 0 {

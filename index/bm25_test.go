@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -433,5 +434,105 @@ func TestMinMatchFiltersTheOR(t *testing.T) {
 	}
 	if checked == 0 || constrained == 0 {
 		t.Fatalf("%d searches checked, %d constrained by min match: the test checks nothing", checked, constrained)
+	}
+}
+
+func TestExtraKeepsOnlyRare(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(5))
+	vault := t.TempDir()
+	dbPath := filepath.Join(t.TempDir(), "index.db")
+	vaulttest.WriteTree(t, vault, bm25Vault(rng, 150), testTime)
+	build(t, newFake(), vault, dbPath, false)
+	d := open(t, dbPath)
+	var nRow float64
+	if err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&nRow); err != nil {
+		t.Fatal(err)
+	}
+	// Each term's token and document frequency, by FTS5.
+	df := func(term string) (string, int) {
+		toks, err := tokenizer.queryTokens(ctx, []string{term})
+		if err != nil || len(toks[0]) != 1 {
+			t.Fatalf("%q: tokens %v (%v)", term, toks, err)
+		}
+		hits, err := d.Keyword(ctx, KeywordQuery{Terms: []string{term}, Limit: 1 << 20, PerChunk: true, Engine: FTS5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return toks[0][0], len(hits)
+	}
+	dropped, kept, asQuestion := 0, 0, 0
+	for i, q := range bm25Queries(rng, 120) {
+		terms, ok := quotedTerms(q)
+		if _, onPostings, err := planBM25(ctx, KeywordQuery{Terms: terms}); !ok || err != nil || !onPostings || len(terms) < 2 {
+			continue
+		}
+		split := 1 + i%(len(terms)-1)
+		if i%5 == 0 {
+			split = 0 // no question term: only the client's
+		}
+		question, extra := terms[:split], terms[split:]
+		if i%7 == 0 && split > 0 {
+			extra = append(extra, question[0]) // the question's term again, common or not
+		}
+		for _, share := range []float64{0.05, 0.3} {
+			inQuestion := map[string]bool{}
+			for _, term := range question {
+				tok, _ := df(term)
+				inQuestion[tok] = true
+			}
+			want := slices.Clone(question)
+			for _, term := range extra {
+				tok, n := df(term)
+				switch {
+				case inQuestion[tok]:
+					asQuestion++
+				case n == 0 || float64(n) > share*nRow:
+					dropped++
+					continue
+				default:
+					kept++
+				}
+				want = append(want, term)
+			}
+			for _, perChunk := range []bool{false, true} {
+				kq := KeywordQuery{Terms: question, Extra: extra, Limit: 40, TitleWeight: 3, PerChunk: perChunk, CommonShare: share}
+				got, err := d.Keyword(ctx, kq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var w []Hit
+				if len(want) > 0 {
+					ref := kq
+					ref.Terms, ref.Extra, ref.Engine = want, nil, FTS5
+					if w, err = d.Keyword(ctx, ref); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !reflect.DeepEqual(got, w) {
+					t.Fatalf("question %q, extra %q, share %v: got %v\nwant (%q) %v", question, extra, share, got, want, w)
+				}
+			}
+		}
+	}
+	if dropped == 0 || kept == 0 || asQuestion == 0 {
+		t.Fatalf("extra terms dropped %d, kept as rare %d, kept as the question's %d: a case is untested", dropped, kept, asQuestion)
+	}
+	// FTS5 (a term of several tokens sends the query to it) searches every
+	// extra term.
+	common := []string{"the", "run", "and"}
+	for _, c := range common {
+		if _, n := df(c); float64(n) <= 0.05*nRow {
+			t.Fatalf("%q is in %d of %v chunks: not common, the check below checks nothing", c, n, nRow)
+		}
+	}
+	multi := KeywordQuery{Terms: []string{"wombat tunnel"}, Extra: common, Limit: 40}
+	got, err := d.Keyword(ctx, multi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := KeywordQuery{Terms: append([]string{"wombat tunnel"}, common...), Limit: 40, Engine: FTS5}
+	if want, err := d.Keyword(ctx, all); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("a query FTS5 runs: got %v, want every term's %v (%v)", got, want, err)
 	}
 }

@@ -38,6 +38,18 @@ type KeywordQuery struct {
 	// as lease_ttl_ms) is an OR of its terms, as before.
 	MinMatch    float64
 	CommonShare float64
+	// Extra are terms searched after Terms only when rare: a term found in
+	// more than CommonShare of the chunks (0 means DefaultCommonShare) is
+	// left out unless it is also one of Terms (stem for stem, then it counts
+	// again, as a repeat in Terms does). What the caller writes beside the
+	// question — a 60-word hypothetical answer — brings the question's
+	// subject in its rare words and little but cost in its common ones: on
+	// a 137,000-chunk index their posting lists are the longest there are.
+	// The df decides before any list is read, so a common term costs one
+	// row of kw_postings, not its postings. Read only with Terms; a query
+	// FTS5 runs (its engine, or a term of several tokens) searches every
+	// extra term, as an OR with the others.
+	Extra []string
 }
 
 // DefaultCommonShare is the share of chunks above which a term is common for
@@ -99,16 +111,16 @@ func (d *DB) Keyword(ctx context.Context, q KeywordQuery) ([]Hit, error) {
 
 // match is the query as an FTS5 match expression.
 func (q KeywordQuery) match() string {
-	if len(q.Terms) > 0 {
-		return QuoteTerms(q.Terms)
+	if len(q.Terms) > 0 || len(q.Extra) > 0 {
+		return QuoteTerms(append(slices.Clip(q.Terms), q.Extra...))
 	}
 	return q.Match
 }
 
-// terms is the query's terms, ok false when its match expression is not a
-// plain OR of quoted terms.
+// terms is the query's terms (Extra apart), ok false when its match
+// expression is not a plain OR of quoted terms.
 func (q KeywordQuery) terms() (terms []string, ok bool) {
-	if len(q.Terms) > 0 {
+	if len(q.Terms) > 0 || len(q.Extra) > 0 {
 		return q.Terms, true
 	}
 	return quotedTerms(q.Match)

@@ -279,7 +279,7 @@ func TestParseAccepts(t *testing.T) {
 			name: "no settings: defaults",
 			src:  "stages:\n  - keyword:\n  - vector: {}\n  - rrf:\n",
 			want: []stages.Stage{
-				&stages.Keyword{Limit: 40, Stopwords: "none", TitleWeight: 1, Score: "chunk", Text: []string{"query"}, List: "keyword"},
+				&stages.Keyword{Limit: 40, Stopwords: "none", TitleWeight: 1, Score: "chunk", Text: []string{"query"}, List: "keyword", ClientTerms: "all"},
 				&stages.Vector{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}, Search: "binary", Oversample: index.Oversample, Text: []string{"query"}, EmbedAs: "query", List: "vector"},
 				&stages.RRF{K: 60, Limit: 30},
 			},
@@ -307,7 +307,7 @@ func TestParseAccepts(t *testing.T) {
 				"  - rrf: {weights: {vector: 1.5}, depth: 20}\n  - feedback: {rm3: true, rocchio: true}\n" +
 				"  - convex: {norm: zscore, weights: {keyword: 0.6}, code_weights: {keyword: 0.9}}\n",
 			want: []stages.Stage{
-				&stages.Keyword{Limit: 40, Stopwords: "english", TitleWeight: 2.5, Score: "note", Text: []string{"query"}, List: "keyword"},
+				&stages.Keyword{Limit: 40, Stopwords: "english", TitleWeight: 2.5, Score: "note", Text: []string{"query"}, List: "keyword", ClientTerms: "all"},
 				&stages.Vector{Limit: 10, Ladder: []int{40}, Search: "binary", Oversample: index.Oversample, Text: []string{"query"}, EmbedAs: "query", List: "vector"},
 				&stages.RRF{K: 60, Limit: 30, Weights: map[string]float64{"vector": 1.5}, Depth: 20},
 				&stages.Feedback{Docs: 5, RM3: true, Terms: 10, OrigRepeat: 2, Rocchio: true, Beta: 0.3, Limit: 40, Stopwords: "none", TitleWeight: 1},

@@ -136,7 +136,7 @@ func (f *Feedback) Run(ctx context.Context, env *Env, st *State) error {
 		}
 		terms = append(terms, exp...)
 		k := &Keyword{Limit: f.Limit, Stopwords: f.Stopwords, TitleWeight: f.TitleWeight, Score: ScoreChunk}
-		items, _, err := k.list(ctx, env, st.Query.Filter, terms)
+		items, _, err := k.list(ctx, env, st.Query.Filter, terms, nil)
 		if err != nil {
 			return err
 		}

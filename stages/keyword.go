@@ -55,7 +55,21 @@ type Keyword struct {
 	// EvidenceFloor is the least weight evidence gives the list (0..1):
 	// the weight is floor + (1 − floor) × the share held.
 	EvidenceFloor float64 `yaml:"evidence_floor"`
+	// ClientTerms is which terms of the client's keywords and answer are
+	// searched beside the question's: "all" (default), or "rare", only
+	// those in at most CommonShare of the chunks (index.KeywordQuery.Extra).
+	// The question's own terms are always searched, and so is a client
+	// term that is one of them. A 60-word answer's common words ("the",
+	// "uses", "when") are most of its terms and the longest posting lists
+	// of a large vault, and its rare ones carry its subject.
+	ClientTerms string `yaml:"client_terms"`
 }
+
+// Which client terms a keyword stage searches (its client_terms setting).
+const (
+	ClientTermsAll  = "all"
+	ClientTermsRare = "rare"
+)
 
 // KeywordName is the keyword stage's configuration key and its list's
 // default name.
@@ -114,6 +128,17 @@ func (k *Keyword) Validate() error {
 	if err := validateVet(k.Vet, k.Text); err != nil {
 		return err
 	}
+	switch k.ClientTerms {
+	case "":
+		k.ClientTerms = ClientTermsAll
+	case ClientTermsAll:
+	case ClientTermsRare:
+		if !readsExpansions(k.Text) {
+			return settingErrorf("client_terms", "client_terms %s needs a text that reads the client's keywords or answer", k.ClientTerms)
+		}
+	default:
+		return settingErrorf("client_terms", "client_terms %q is not %s or %s", k.ClientTerms, ClientTermsAll, ClientTermsRare)
+	}
 	if k.List == "" {
 		k.List = k.Name()
 	}
@@ -146,8 +171,8 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 		st.markExact()
 		return nil
 	}
-	terms := AnalyzeTerms(text, k.Stopwords)
-	items, info, err := k.list(ctx, env, st.Query.Filter, terms)
+	terms, extra := k.terms(st.Query, text)
+	items, info, err := k.list(ctx, env, st.Query.Filter, terms, extra)
 	if err != nil {
 		return err
 	}
@@ -175,12 +200,33 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 	return nil
 }
 
-// list runs the keyword search for already analysed terms.
-func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms []string) ([]Item, string, error) {
-	if len(terms) == 0 {
+// terms analyses the text the stage searches: every term of it, or, with
+// client_terms rare and the client's texts in it, the question's terms and
+// apart from them the client's, searched only when rare. The question comes
+// first, as in a composed text whose sources name it first.
+func (k *Keyword) terms(q Query, text string) (terms, extra []string) {
+	if k.ClientTerms != ClientTermsRare || text == q.Text {
+		return AnalyzeTerms(text, k.Stopwords), nil
+	}
+	var client []string
+	for _, src := range k.Text {
+		if src == SourceQuery {
+			terms = AnalyzeTerms(q.Text, k.Stopwords)
+		} else {
+			client = append(client, src)
+		}
+	}
+	extra = AnalyzeTerms(q.Compose(client), k.Stopwords)
+	return terms, extra[:min(len(extra), max(MaxQueryTerms-len(terms), 0))]
+}
+
+// list runs the keyword search for already analysed terms; extra terms
+// count only when rare (index.KeywordQuery.Extra).
+func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms, extra []string) ([]Item, string, error) {
+	if len(terms) == 0 && len(extra) == 0 {
 		return nil, "no searchable terms in the query", nil
 	}
-	q := index.KeywordQuery{Terms: terms, TitleWeight: k.TitleWeight, Limit: k.Limit, Filter: f, MinMatch: k.MinMatch, CommonShare: k.CommonShare}
+	q := index.KeywordQuery{Terms: terms, Extra: extra, TitleWeight: k.TitleWeight, Limit: k.Limit, Filter: f, MinMatch: k.MinMatch, CommonShare: k.CommonShare}
 	if k.Score == ScoreChunk {
 		hits, err := env.DB.Keyword(ctx, q)
 		if err != nil {
