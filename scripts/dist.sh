@@ -11,8 +11,8 @@
 # The binary finds data/ and configs/ beside its bin/ (models.FindDataDir,
 # configRoot), from any working folder. No model is in the archive: the
 # first reindex (or serve) fetches the embedder its vault needs from Maven
-# Central over HTTPS into vault-rag/data/models/, once, and the index goes
-# to vault-rag/data/vault.db unless DB_PATH says otherwise.
+# Central over HTTPS into vault-rag/data/models/, once, and each vault's
+# index goes to vault-rag/data/indexes/ unless DB_PATH says otherwise.
 #
 # VERSION defaults to `git describe --tags --always --dirty`. Other
 # platforms are refused in one line: only linux-x64 is built and tested.
