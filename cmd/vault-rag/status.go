@@ -69,6 +69,12 @@ func cmdStatus(ctx context.Context, args []string) error {
 		return err
 	}
 	st := readStatus(ctx, *vault, *db)
+	if old := filepath.Join(modelSettings().DataDir, "vault.db"); !samePath(old, *db) {
+		if _, err := os.Stat(old); err == nil {
+			// Before each vault had its own index, every vault's was this one.
+			st.Warnings = append(st.Warnings, fmt.Sprintf("%s is the single index of an earlier version, no longer read: each vault now has its own under %s; delete it (and %s) to free the space", old, filepath.Join(modelSettings().DataDir, index.IndexDir), index.CachePath(old)))
+		}
+	}
 	st.Server = askServer(ctx, *addr)
 	if st.Server.Health != nil && st.Server.Health.Vault != "" && !index.SameVault(st.Server.Health.Vault, st.Vault) {
 		st.Warnings = append(st.Warnings, fmt.Sprintf("the server at %s serves another vault, %s", st.Server.URL, st.Server.Health.Vault))

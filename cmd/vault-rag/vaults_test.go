@@ -69,6 +69,16 @@ func TestIndexPerVault(t *testing.T) {
 	if r := mustRun(t, dir, b, "", "status", "--addr", "127.0.0.1:1"); !strings.Contains(r.stdout, ownB) || !strings.Contains(r.stdout, "1 notes") || !strings.Contains(r.stdout, "none at 127.0.0.1:1") {
 		t.Errorf("status: %s", r)
 	}
+	// The one index of an earlier version, left in the data folder, is named.
+	legacy := filepath.Join(dataDir(t), "vault.db")
+	if err := os.WriteFile(legacy, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = mustRun(t, dir, b, "", "status", "--addr", "127.0.0.1:1")
+	os.Remove(legacy)
+	if !strings.Contains(r.stdout, legacy+" is the single index of an earlier version") {
+		t.Errorf("status with an earlier version's index: %s", r)
+	}
 	r = mustRun(t, dir, b, "", "status", "--json", "--db", ownA, "--addr", "127.0.0.1:1")
 	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || !strings.Contains(st.IndexProblem, a) {
 		t.Errorf("status of another vault's index: %+v, %v", st, err)
