@@ -351,6 +351,22 @@ func TestPostingSeek(t *testing.T) {
 	}
 }
 
+// randomIndex indexes a vault of n random notes drawn from rng (bm25Vault)
+// and returns it with its number of chunks.
+func randomIndex(t *testing.T, rng *rand.Rand, n int) (*DB, float64) {
+	t.Helper()
+	vault := t.TempDir()
+	dbPath := filepath.Join(t.TempDir(), "index.db")
+	vaulttest.WriteTree(t, vault, bm25Vault(rng, n), testTime)
+	build(t, newFake(), vault, dbPath, false)
+	d := open(t, dbPath)
+	var nRow float64
+	if err := d.sql.QueryRowContext(context.Background(), `SELECT count(*) FROM chunks`).Scan(&nRow); err != nil {
+		t.Fatal(err)
+	}
+	return d, nRow
+}
+
 // TestMinMatchFiltersTheOR: with MinMatch, the postings return exactly the
 // OR search's chunks (FTS5's, same scores, same order) that hold at least
 // the share of the query's distinct rare terms, rare as counted from FTS5
@@ -359,15 +375,7 @@ func TestPostingSeek(t *testing.T) {
 func TestMinMatchFiltersTheOR(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(3))
-	vault := t.TempDir()
-	dbPath := filepath.Join(t.TempDir(), "index.db")
-	vaulttest.WriteTree(t, vault, bm25Vault(rng, 150), testTime)
-	build(t, newFake(), vault, dbPath, false)
-	d := open(t, dbPath)
-	var nRow float64
-	if err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&nRow); err != nil {
-		t.Fatal(err)
-	}
+	d, nRow := randomIndex(t, rng, 150)
 	all := func(terms []string) []Hit {
 		hits, err := d.Keyword(ctx, KeywordQuery{Terms: terms, Limit: 1 << 20, PerChunk: true, Engine: FTS5})
 		if err != nil {
@@ -440,15 +448,7 @@ func TestMinMatchFiltersTheOR(t *testing.T) {
 func TestExtraKeepsOnlyRare(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(5))
-	vault := t.TempDir()
-	dbPath := filepath.Join(t.TempDir(), "index.db")
-	vaulttest.WriteTree(t, vault, bm25Vault(rng, 150), testTime)
-	build(t, newFake(), vault, dbPath, false)
-	d := open(t, dbPath)
-	var nRow float64
-	if err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&nRow); err != nil {
-		t.Fatal(err)
-	}
+	d, nRow := randomIndex(t, rng, 150)
 	// Each term's token and document frequency, by FTS5.
 	df := func(term string) (string, int) {
 		toks, err := tokenizer.queryTokens(ctx, []string{term})
