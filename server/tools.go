@@ -158,7 +158,7 @@ func Tools(ls vault.Languages) []mcp.Tool {
 		mcp.NewTool(ToolDelta,
 			mcp.WithDescription("For each candidate item (say, facts from a conversation), say whether the vault already covers it or it is new, with the nearest note, heading and cosine similarity as evidence. "+
 				fmt.Sprintf("An item is covered when its similarity reaches the threshold (default %.3f). ", DefaultNoveltyThreshold)+
-				`Items written mostly in Cyrillic come back "unscored: language": the English embedding model cannot judge them.`),
+				`Items written mostly in a script the index's embedding model was not trained on (Cyrillic or Arabic for either shipped model, Chinese for the English one) come back "unscored: language": the model cannot judge them.`),
 			mcp.WithArray("items", mcp.Required(), mcp.MinItems(1), mcp.MaxItems(MaxDeltaItems),
 				mcp.Items(map[string]any{
 					"type": "object",
