@@ -108,15 +108,7 @@ func bestNoteWords(q Query) string {
 // them when a baseline lacks them.
 func TestExpansionSetRows(t *testing.T) {
 	ctx := context.Background()
-	demo, err := LoadDemo(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	tiny, err := LoadBEIR(tinyBEIR(t), filepath.Join(work, "tiny"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	demo, tiny, work := demoAndTiny(t)
 	question := func(q Query) string { return q.Text }
 	setDir := filepath.Join(t.TempDir(), "oracle")
 	writeExpansions(t, filepath.Join(setDir, "demo.json"), demo.Queries, bestNoteWords)

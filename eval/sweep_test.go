@@ -336,20 +336,28 @@ func tinyBEIR(t *testing.T) string {
 	return dir
 }
 
+// demoAndTiny loads the demo vault and a tiny BEIR collection, and returns
+// the work folder the collection was laid out in (the runs' WorkDir).
+func demoAndTiny(t *testing.T) (demo, tiny *Dataset, work string) {
+	t.Helper()
+	demo, err := LoadDemo(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work = t.TempDir()
+	tiny, err = LoadBEIR(tinyBEIR(t), filepath.Join(work, "tiny"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return demo, tiny, work
+}
+
 // TestRunSweepEndToEnd runs a small grid over the demo vault and a tiny BEIR
 // collection, indexed with the bag-of-words embedder (a few seconds, so it
 // runs under -short too), and writes the winner.
 func TestRunSweepEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	demo, err := LoadDemo(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	tiny, err := LoadBEIR(tinyBEIR(t), filepath.Join(work, "tiny"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	demo, tiny, work := demoAndTiny(t)
 	src := "name: small\nbase: configs/hybrid.yaml\nfolds: 3\nseed: 4\ngrid:\n  rrf.k: [1, 60]\n  keyword.limit: [1, 40]\n"
 	sw, err := ParseSweep("small.yaml", []byte(src), repoRoot)
 	if err != nil {

