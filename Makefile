@@ -100,7 +100,7 @@ e2e: lab-models build
 .PHONY: bench
 bench: lab-models build
 	$(BIN) bench --cranfield ../shared/datasets/cranfield --recall ../shared/datasets/cacm \
-		--first-answer ../shared/datasets/blue-book/vault --throughput-vault ../shared/datasets/blue-book/vault --out report/bench
+		--first-answer ../shared/datasets/blue-book/vault --throughput-vault ../shared/datasets/blue-book/vault --recall-notes 7000 --out report/bench
 
 ## fuzz: run each fuzz target briefly (FUZZTIME each, one after another); seeds live in */testdata/fuzz/
 FUZZTIME ?= 10s

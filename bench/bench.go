@@ -45,7 +45,11 @@ type Options struct {
 	// RerankQueries is how many demo queries the rerank section times per
 	// passage and scorer (default 10).
 	RerankQueries int
-	Log           func(string)
+	// RecallNotes, above 0, is the size of a generated vault embedded for
+	// real (once, kept for later runs) to measure the binary first pass's
+	// recall at scale, per oversampling factor (realRecall).
+	RecallNotes int
+	Log         func(string)
 }
 
 // Figure is one measured number.
@@ -110,9 +114,10 @@ func sectionParts(only string) (parts, error) {
 		"rerank":       {rerank: true},
 		"latency":      {latency: true},
 		"first-answer": {first: true},
+		"recall":       {recall: true},
 	}[only]
 	if !ok {
-		return p, fmt.Errorf("bench: no section %q (reindex, throughput, rerank, latency, first-answer)", only)
+		return p, fmt.Errorf("bench: no section %q (reindex, throughput, rerank, latency, first-answer, recall)", only)
 	}
 	return p, nil
 }
@@ -196,7 +201,7 @@ func (r *runner) run(ctx context.Context, p parts) error {
 			}
 		}
 	}
-	if !p.throughput && !p.latency {
+	if !p.throughput && !p.latency && !(p.recall && r.o.RecallNotes > 0) {
 		return nil
 	}
 	reg, err := models.NewRegistry(r.o.DataDir, r.o.Runtime)
@@ -218,7 +223,12 @@ func (r *runner) run(ctx context.Context, p parts) error {
 		}
 	}
 	if p.latency {
-		return r.datasets(ctx, p, reg, emb)
+		if err := r.datasets(ctx, p, reg, emb); err != nil {
+			return err
+		}
+	}
+	if p.recall && r.o.RecallNotes > 0 {
+		return realRecall(ctx, r.res, emb, r.work, r.o.RecallNotes, r.o.Queries, r.logf)
 	}
 	return nil
 }

@@ -2,8 +2,16 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"time"
 
+	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/measure"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
 )
 
 // Recall says how much of the exact KNN the binary path finds.
@@ -77,4 +85,111 @@ func overlap(want, got []int64) float64 {
 		}
 	}
 	return float64(n) / float64(len(want))
+}
+
+// realRecall measures the binary first pass on real embeddings at scale: a
+// generated vault of n notes embedded with emb (once; the index is kept in
+// work for later runs), searched at the vector stage's first rung (k = 160,
+// shipping's limit 40 × 4) with several oversampling factors, each with the
+// first pass's latency and the exact KNN's beside it. The queries are note
+// titles, alone and with stand-in client expansions (what a caller sends).
+func realRecall(ctx context.Context, res *Results, emb *models.Embedder, work string, n, queries int, logf func(string, ...any)) error {
+	v, err := genVault(ctx, work, n, logf)
+	if err != nil {
+		return err
+	}
+	dataset := fmt.Sprintf("gen-%d", n)
+	dbPath := filepath.Join(work, dataset, emb.Name(), "index.db")
+	t0 := time.Now()
+	if _, err := eval.EnsureIndex(ctx, emb, v, dbPath, logf); err != nil {
+		return err
+	}
+	logf("%s embedded with %s in %s", dataset, emb.Name(), time.Since(t0).Round(time.Second))
+	titles, err := scaleQueries(ctx, dbPath, queries)
+	if err != nil {
+		return err
+	}
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	total, err := db.ChunkCount(ctx)
+	if err != nil {
+		return err
+	}
+	reqs := make([]pipeline.Request, len(titles))
+	for i, q := range titles {
+		reqs[i] = pipeline.Request{Text: q}
+	}
+	for _, set := range []struct {
+		name  string
+		texts []string
+	}{{"titles", titles}, {"titles +client", composed(withStandInExpansions(reqs))}} {
+		var qvs [][]float32
+		for _, q := range set.texts {
+			qv, err := emb.EmbedQuery(ctx, q)
+			if err != nil {
+				return err
+			}
+			qvs = append(qvs, qv)
+		}
+		exact, err := timeSearch(qvs, func(qv []float32) error { _, err := db.Nearest(ctx, qv, realRecallK); return err })
+		if err != nil {
+			return err
+		}
+		note := fmt.Sprintf("%d queries (%s), %s vectors, %d chunks, k %d", len(qvs), set.name, emb.Name(), total, realRecallK)
+		res.add("recall at scale", "exact KNN p50, "+set.name, dataset, measure.Millis(exact), "ms", note)
+		for _, over := range []int{2, 4, index.Oversample, 16} {
+			c := index.Candidates(realRecallK, over)
+			r, err := VectorRecall(ctx, db, qvs, realRecallK, c, 10)
+			if err != nil {
+				return err
+			}
+			p50, err := timeSearch(qvs, func(qv []float32) error { _, err := db.NearestBinary(ctx, qv, realRecallK, c); return err })
+			if err != nil {
+				return err
+			}
+			name := fmt.Sprintf("%s, oversample %d (%d candidates)", set.name, over, c)
+			res.add("recall at scale", "recall@10 notes, "+name, dataset, r.Notes, "", "")
+			res.add("recall at scale", "recall@10 chunks, "+name, dataset, r.Chunks, "", "")
+			res.add("recall at scale", "binary pass p50, "+name, dataset, measure.Millis(p50), "ms", "")
+			logf("recall at scale %s %s: notes %.4f, chunks %.4f, p50 %.2f ms", dataset, name, r.Notes, r.Chunks, measure.Millis(p50))
+		}
+	}
+	return nil
+}
+
+// realRecallK is the depth realRecall searches at: the vector stage's first
+// rung for shipping's limit of 40.
+const realRecallK = 160
+
+// composed is each request's text with its stand-in expansions, in the order
+// shipping's vector stage composes them (query, answer, keywords).
+func composed(reqs []pipeline.Request) []string {
+	out := make([]string, len(reqs))
+	for i, r := range reqs {
+		out[i] = stages.Query{Text: r.Text, Keywords: r.Keywords, Answer: r.Answer}.Compose([]string{stages.SourceQuery, stages.SourceAnswer, stages.SourceKeywords})
+	}
+	return out
+}
+
+// timeSearch runs search on every vector once (after one untimed run) and
+// returns the median time.
+func timeSearch(qvs [][]float32, search func([]float32) error) (time.Duration, error) {
+	if len(qvs) == 0 {
+		return 0, nil
+	}
+	if err := search(qvs[0]); err != nil {
+		return 0, err
+	}
+	ds := make([]time.Duration, 0, len(qvs))
+	for _, qv := range qvs {
+		t0 := time.Now()
+		if err := search(qv); err != nil {
+			return 0, err
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	return measure.Percentile(ds, 50), nil
 }

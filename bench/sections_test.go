@@ -20,14 +20,15 @@ func TestSectionParts(t *testing.T) {
 		{"rerank", parts{rerank: true}},
 		{"latency", parts{latency: true}},
 		{"first-answer", parts{first: true}},
+		{"recall", parts{recall: true}},
 	} {
 		got, err := sectionParts(tc.only)
 		if err != nil || got != tc.want {
 			t.Errorf("sectionParts(%q) = %+v, %v; want %+v", tc.only, got, err, tc.want)
 		}
 	}
-	if _, err := sectionParts("recall"); err == nil || !strings.Contains(err.Error(), `no section "recall" (reindex, throughput, rerank, latency, first-answer)`) {
-		t.Errorf("sectionParts(\"recall\"): %v", err)
+	if _, err := sectionParts("recal"); err == nil || !strings.Contains(err.Error(), `no section "recal" (reindex, throughput, rerank, latency, first-answer, recall)`) {
+		t.Errorf("sectionParts(\"recal\"): %v", err)
 	}
 }
 

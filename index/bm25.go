@@ -8,6 +8,7 @@ static double vr_log(double x) { return log(x); }
 import "C"
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -48,6 +49,8 @@ type bm25Plan struct {
 	title, body float64 // column weights
 	// minMatch and commonShare are KeywordQuery's MinMatch and CommonShare.
 	minMatch, commonShare float64
+	// extraPostings is KeywordQuery.ExtraPostings.
+	extraPostings int64
 }
 
 // planBM25 returns the plan for a query, ok false when FTS5 must run it (not
@@ -61,7 +64,7 @@ func planBM25(ctx context.Context, q KeywordQuery) (bm25Plan, bool, error) {
 	if err != nil {
 		return bm25Plan{}, false, err
 	}
-	p := bm25Plan{title: q.TitleWeight, body: q.BodyWeight, minMatch: q.MinMatch, commonShare: q.CommonShare}
+	p := bm25Plan{title: q.TitleWeight, body: q.BodyWeight, minMatch: q.MinMatch, commonShare: q.CommonShare, extraPostings: q.ExtraPostings}
 	if p.commonShare == 0 {
 		p.commonShare = DefaultCommonShare
 	}
@@ -80,7 +83,8 @@ func planBM25(ctx context.Context, q KeywordQuery) (bm25Plan, bool, error) {
 
 // withRareExtra is the plan's phrases followed by those of its extra phrases
 // Extra's rule keeps: a phrase of the plan already, or found in at most
-// commonShare of the nRow chunks. Only the extra phrases' document
+// commonShare of the nRow chunks — or, with a budget (extraPostings), the
+// rarest that fit in it (keptWithin). Only the extra phrases' document
 // frequencies are read, never their lists.
 func withRareExtra(ctx context.Context, tx *sql.Tx, p bm25Plan, nRow int64) ([]string, error) {
 	if len(p.extra) == 0 {
@@ -115,13 +119,47 @@ func withRareExtra(ctx context.Context, tx *sql.Tx, p bm25Plan, nRow int64) ([]s
 			return nil, fmt.Errorf("keyword search: %w", err)
 		}
 	}
+	keep := func(t string) bool {
+		df, found := dfs[t]
+		return have[t] || (found && float64(df) <= p.commonShare*float64(nRow))
+	}
+	if p.extraPostings > 0 {
+		kept := keptWithin(p.extra, have, dfs, p.extraPostings)
+		keep = func(t string) bool { return have[t] || kept[t] }
+	}
 	out := slices.Clip(p.phrases)
 	for _, t := range p.extra {
-		if df, found := dfs[t]; have[t] || (found && float64(df) <= p.commonShare*float64(nRow)) {
+		if keep(t) {
 			out = append(out, t)
 		}
 	}
 	return out, nil
+}
+
+// keptWithin is the extra phrases a postings budget keeps: rarest first (ties
+// in query order), each distinct phrase paying its document frequency once,
+// while the sum stays within budget: the first that does not fit ends it. A phrase the plan has already is free
+// and not counted here; one found in no chunk has no list to read and no
+// match to add.
+func keptWithin(extra []string, have map[string]bool, dfs map[string]int64, budget int64) map[string]bool {
+	var cand []string
+	seen := map[string]bool{}
+	for _, t := range extra {
+		if df, found := dfs[t]; found && df > 0 && !have[t] && !seen[t] {
+			seen[t] = true
+			cand = append(cand, t)
+		}
+	}
+	slices.SortStableFunc(cand, func(a, b string) int { return cmp.Compare(dfs[a], dfs[b]) })
+	kept := map[string]bool{}
+	for _, t := range cand {
+		if dfs[t] > budget {
+			break // the rest are commoner still
+		}
+		budget -= dfs[t]
+		kept[t] = true
+	}
+	return kept
 }
 
 // ftsTotals reads what FTS5's xRowCount and xColumnTotalSize read: the

@@ -536,3 +536,104 @@ func TestExtraKeepsOnlyRare(t *testing.T) {
 		t.Fatalf("a query FTS5 runs: got %v, want every term's %v (%v)", got, want, err)
 	}
 }
+
+// TestExtraWithinBudget: with ExtraPostings, the extra terms searched are the
+// rarest (by FTS5's count of the chunks each is in) whose counts, each
+// distinct term once, add up to at most the budget; the question's terms
+// are searched whatever they cost, and a repeat of one is free. The search is
+// FTS5's over exactly those terms, hit for hit.
+func TestExtraWithinBudget(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(7))
+	d, nRow := randomIndex(t, rng, 150)
+	df := func(term string) (string, int64) {
+		toks, err := tokenizer.queryTokens(ctx, []string{term})
+		if err != nil || len(toks[0]) != 1 {
+			t.Fatalf("%q: tokens %v (%v)", term, toks, err)
+		}
+		hits, err := d.Keyword(ctx, KeywordQuery{Terms: []string{term}, Limit: 1 << 20, PerChunk: true, Engine: FTS5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return toks[0][0], int64(len(hits))
+	}
+	partial, whole, none := 0, 0, 0
+	for i, q := range bm25Queries(rng, 120) {
+		terms, ok := quotedTerms(q)
+		if _, onPostings, err := planBM25(ctx, KeywordQuery{Terms: terms}); !ok || err != nil || !onPostings || len(terms) < 3 {
+			continue
+		}
+		split := 1 + i%2
+		question, extra := terms[:split], terms[split:]
+		if i%4 == 0 {
+			extra = append(extra, question[0], extra[0]) // the question's term again, and a client term twice
+		}
+		inQuestion := map[string]bool{}
+		for _, term := range question {
+			tok, _ := df(term)
+			inQuestion[tok] = true
+		}
+		// The reference: distinct client tokens by count, then a running sum.
+		type cand struct {
+			tok string
+			n   int64
+		}
+		var cs []cand
+		seen := map[string]bool{}
+		var sum int64
+		for _, term := range extra {
+			tok, n := df(term)
+			if n > 0 && !inQuestion[tok] && !seen[tok] {
+				seen[tok] = true
+				cs = append(cs, cand{tok, n})
+				sum += n
+			}
+		}
+		slices.SortStableFunc(cs, func(a, b cand) int { return int(a.n - b.n) })
+		if len(cs) == 0 {
+			continue
+		}
+		// none fits (0 would be no budget), the rarest alone, about half, all
+		for _, budget := range []int64{max(cs[0].n-1, 1), cs[0].n, sum / 2, sum} {
+			kept, left := map[string]bool{}, budget
+			for _, c := range cs {
+				if c.n > left {
+					break
+				}
+				left -= c.n
+				kept[c.tok] = true
+			}
+			switch {
+			case len(kept) == len(cs):
+				whole++
+			case len(kept) == 0:
+				none++
+			default:
+				partial++
+			}
+			want := slices.Clone(question)
+			for _, term := range extra {
+				if tok, _ := df(term); inQuestion[tok] || kept[tok] {
+					want = append(want, term)
+				}
+			}
+			kq := KeywordQuery{Terms: question, Extra: extra, Limit: 40, TitleWeight: 3, ExtraPostings: budget}
+			got, err := d.Keyword(ctx, kq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := kq
+			ref.Terms, ref.Extra, ref.ExtraPostings, ref.Engine = want, nil, 0, FTS5
+			w, err := d.Keyword(ctx, ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, w) {
+				t.Fatalf("question %q, extra %q, budget %d: got %v\nwant (%q) %v", question, extra, budget, got, want, w)
+			}
+		}
+	}
+	if partial == 0 || whole == 0 || none == 0 {
+		t.Fatalf("budgets that kept some client terms %d, all %d, none %d: a case is untested (%v chunks)", partial, whole, none, nRow)
+	}
+}

@@ -50,6 +50,14 @@ type KeywordQuery struct {
 	// FTS5 runs (its engine, or a term of several tokens) searches every
 	// extra term, as an OR with the others.
 	Extra []string
+	// ExtraPostings, above 0, replaces Extra's rule by a budget: the extra
+	// terms are taken rarest first while the postings they add (the sum of
+	// their document frequencies) stay within it; a term of Terms costs
+	// nothing, and the first term over what is left ends the list. The budget
+	// bounds what the caller's text costs on any vault: a vault of a few
+	// thousand chunks keeps every term of a 60-word answer, a vault of
+	// 137,000 only its rarer ones (measured in docs/performance.md).
+	ExtraPostings int64
 }
 
 // DefaultCommonShare is the share of chunks above which a term is common for

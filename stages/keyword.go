@@ -56,20 +56,32 @@ type Keyword struct {
 	// the weight is floor + (1 − floor) × the share held.
 	EvidenceFloor float64 `yaml:"evidence_floor"`
 	// ClientTerms is which terms of the client's keywords and answer are
-	// searched beside the question's: "all" (default), or "rare", only
-	// those in at most CommonShare of the chunks (index.KeywordQuery.Extra).
-	// The question's own terms are always searched, and so is a client
-	// term that is one of them. A 60-word answer's common words ("the",
-	// "uses", "when") are most of its terms and the longest posting lists
-	// of a large vault, and its rare ones carry its subject.
+	// searched beside the question's: "all" (default); "rare", only those
+	// in at most CommonShare of the chunks (index.KeywordQuery.Extra); or
+	// "budget", the rarest while the postings they add stay within
+	// ClientPostings (index.KeywordQuery.ExtraPostings). The question's own
+	// terms are always searched, and so is a client term that is one of
+	// them. A 60-word answer's common words ("the", "uses", "when") are most
+	// of its terms and the longest posting lists of a large vault, and its
+	// rare ones carry its subject.
 	ClientTerms string `yaml:"client_terms"`
+	// ClientPostings is client_terms budget's budget, in postings (default
+	// DefaultClientPostings).
+	ClientPostings int64 `yaml:"client_postings"`
 }
 
 // Which client terms a keyword stage searches (its client_terms setting).
 const (
-	ClientTermsAll  = "all"
-	ClientTermsRare = "rare"
+	ClientTermsAll    = "all"
+	ClientTermsRare   = "rare"
+	ClientTermsBudget = "budget"
 )
+
+// DefaultClientPostings is client_terms budget's default: the postings the
+// client's terms may add to a keyword search. Every term of a 60-word answer
+// fits on a vault of a few thousand chunks; at 137,000 chunks the commonest
+// do not (docs/performance.md has what it costs).
+const DefaultClientPostings = 30_000
 
 // KeywordName is the keyword stage's configuration key and its list's
 // default name.
@@ -132,12 +144,20 @@ func (k *Keyword) Validate() error {
 	case "":
 		k.ClientTerms = ClientTermsAll
 	case ClientTermsAll:
-	case ClientTermsRare:
+	case ClientTermsRare, ClientTermsBudget:
 		if !readsExpansions(k.Text) {
 			return settingErrorf("client_terms", "client_terms %s needs a text that reads the client's keywords or answer", k.ClientTerms)
 		}
 	default:
-		return settingErrorf("client_terms", "client_terms %q is not %s or %s", k.ClientTerms, ClientTermsAll, ClientTermsRare)
+		return settingErrorf("client_terms", "client_terms %q is not %s, %s or %s", k.ClientTerms, ClientTermsAll, ClientTermsRare, ClientTermsBudget)
+	}
+	switch {
+	case k.ClientPostings < 0:
+		return settingErrorf("client_postings", "client_postings %d is below 0", k.ClientPostings)
+	case k.ClientPostings > 0 && k.ClientTerms != ClientTermsBudget:
+		return settingErrorf("client_postings", "client_postings is client_terms budget's budget; client_terms is %s", k.ClientTerms)
+	case k.ClientPostings == 0 && k.ClientTerms == ClientTermsBudget:
+		k.ClientPostings = DefaultClientPostings
 	}
 	if k.List == "" {
 		k.List = k.Name()
@@ -201,11 +221,11 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 }
 
 // terms analyses the text the stage searches: every term of it, or, with
-// client_terms rare and the client's texts in it, the question's terms and
-// apart from them the client's, searched only when rare. The question comes
+// client_terms rare or budget and the client's texts in it, the question's terms and
+// apart from them the client's, searched only when rare or within the budget. The question comes
 // first, as in a composed text whose sources name it first.
 func (k *Keyword) terms(q Query, text string) (terms, extra []string) {
-	if k.ClientTerms != ClientTermsRare || text == q.Text {
+	if k.ClientTerms == ClientTermsAll || text == q.Text {
 		return AnalyzeTerms(text, k.Stopwords), nil
 	}
 	var client []string
@@ -227,6 +247,9 @@ func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms, ext
 		return nil, "no searchable terms in the query", nil
 	}
 	q := index.KeywordQuery{Terms: terms, Extra: extra, TitleWeight: k.TitleWeight, Limit: k.Limit, Filter: f, MinMatch: k.MinMatch, CommonShare: k.CommonShare}
+	if k.ClientTerms == ClientTermsBudget {
+		q.ExtraPostings = k.ClientPostings
+	}
 	if k.Score == ScoreChunk {
 		hits, err := env.DB.Keyword(ctx, q)
 		if err != nil {

@@ -66,29 +66,51 @@ func TestClientTermsRare(t *testing.T) {
 	if g := got(&stages.Keyword{Text: []string{"keywords"}, CommonShare: 0.3, ClientTerms: stages.ClientTermsRare}, stages.Query{Text: question, Keywords: "every compaction"}); strings.Join(g, ",") != "compaction.md" {
 		t.Errorf("a keywords-only stage, client_terms rare: %v, want compaction.md alone", g)
 	}
+
+	// client_terms budget: "compaction" (one chunk) fits a budget of one
+	// posting, "every" (two) does not; a budget every client term fits in is
+	// client_terms all.
+	budget := func(n int64) *stages.Keyword {
+		return &stages.Keyword{Text: text, ClientTerms: stages.ClientTermsBudget, ClientPostings: n}
+	}
+	if g := got(budget(1), mixed); !slices.Contains(g, "compaction.md") || slices.Contains(g, "bread.md") || slices.Contains(g, "music.md") {
+		t.Errorf("client_terms budget 1: %v, want compaction.md and no note only every finds", g)
+	}
+	if a, b := runStage(t, env, all(), mixed), runStage(t, env, budget(1000), mixed); !reflect.DeepEqual(a.Ranking, b.Ranking) {
+		t.Errorf("client_terms budget 1000, every client term within it: %v, all %v", b.Ranking, a.Ranking)
+	}
 }
 
 func TestClientTermsValidate(t *testing.T) {
+	qa := []string{"query", "answer"}
 	for _, tc := range []struct {
-		stage *stages.Keyword
-		err   string
+		stage    *stages.Keyword
+		key, err string
 	}{
-		{&stages.Keyword{ClientTerms: "some", Text: []string{"query", "answer"}}, `client_terms "some" is not all or rare`},
-		{&stages.Keyword{ClientTerms: "rare"}, "client_terms rare needs a text that reads the client's keywords or answer"},
-		{&stages.Keyword{ClientTerms: "rare", Text: []string{"query", "answer"}}, ""},
-		{&stages.Keyword{ClientTerms: "all"}, ""},
+		{&stages.Keyword{ClientTerms: "some", Text: qa}, "client_terms", `client_terms "some" is not all, rare or budget`},
+		{&stages.Keyword{ClientTerms: "rare"}, "client_terms", "client_terms rare needs a text that reads the client's keywords or answer"},
+		{&stages.Keyword{ClientTerms: "budget"}, "client_terms", "client_terms budget needs a text that reads the client's keywords or answer"},
+		{&stages.Keyword{ClientTerms: "rare", Text: qa}, "", ""},
+		{&stages.Keyword{ClientTerms: "all"}, "", ""},
+		{&stages.Keyword{ClientTerms: "budget", Text: qa, ClientPostings: 500}, "", ""},
+		{&stages.Keyword{ClientTerms: "budget", Text: qa, ClientPostings: -1}, "client_postings", "client_postings -1 is below 0"},
+		{&stages.Keyword{ClientTerms: "rare", Text: qa, ClientPostings: 500}, "client_postings", "client_postings is client_terms budget's budget; client_terms is rare"},
 	} {
 		err := tc.stage.Validate()
 		if (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
 			t.Errorf("%+v: error %v, want %q", *tc.stage, err, tc.err)
 		}
 		var se *stages.SettingError
-		if err != nil && (!errors.As(err, &se) || se.Key != "client_terms") {
-			t.Errorf("%+v: %v is not a setting error naming client_terms", *tc.stage, err)
+		if err != nil && (!errors.As(err, &se) || se.Key != tc.key) {
+			t.Errorf("%+v: %v is not a setting error naming %s", *tc.stage, err, tc.key)
 		}
 	}
 	k := &stages.Keyword{}
 	if err := k.Validate(); err != nil || k.ClientTerms != stages.ClientTermsAll {
 		t.Errorf("default client_terms %q (%v), want all", k.ClientTerms, err)
+	}
+	b := &stages.Keyword{ClientTerms: "budget", Text: qa}
+	if err := b.Validate(); err != nil || b.ClientPostings != stages.DefaultClientPostings {
+		t.Errorf("client_terms budget: client_postings %d (%v), want the default %d", b.ClientPostings, err, stages.DefaultClientPostings)
 	}
 }

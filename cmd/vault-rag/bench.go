@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -27,9 +28,10 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs.Var(&first, "first-answer", "a vault whose first build is timed to its first answer and to its end; repeatable (the largest --sizes vault is timed too, its end projected)")
 	throughputVault := fs.String("throughput-vault", "", "the vault the throughput section embeds, raw and through the indexer (default the demo vault; 3,000 chunks or more make the figure mean something)")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
-	only := fs.String("only", "", "run one section alone: reindex, throughput, rerank (the rerank cost on the demo vault), latency (query latency and index size) or first-answer (a first build's time to its first answer)")
+	only := fs.String("only", "", "run one section alone: reindex, throughput, rerank (the rerank cost on the demo vault), latency (query latency and index size), first-answer (a first build's time to its first answer) or recall (the binary vector search's recall at scale, with --recall-notes)")
 	embedder := fs.String("embedder", embedderName(), "the embedder of the throughput and latency sections [VAULT_RAG_EMBEDDER]")
 	rerankQueries := fs.Int("rerank-queries", 10, "demo queries the rerank section times per passage and scorer")
+	recallNotes := fs.Int("recall-notes", 0, "generate a vault of this many notes, embed it for real once (kept for later runs; 7000 notes are about 32,000 chunks) and measure the binary vector search's recall on it per oversampling factor (0: skip)")
 	setUsage(fs, "[flags]", "Measures reindex time, query latency, rerank cost and embedding throughput, and writes a table\nand JSON (OUT.md, OUT.json); takes a while.")
 	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
@@ -45,10 +47,13 @@ func cmdBench(ctx context.Context, args []string) error {
 		}
 		ns = append(ns, n)
 	}
+	if *only == "recall" && *recallNotes <= 0 {
+		return errors.New("--only recall measures a generated vault embedded for real: give its size with --recall-notes (e.g. 7000)")
+	}
 	settings := modelSettings()
 	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: settings.DataDir, Runtime: settings.Runtime,
 		Cranfield: *cranfield, Recall: []string(recall), Sizes: ns, Queries: *queries, Reps: *reps, Prepare: *prepare,
-		Only: *only, Embedder: *embedder, RerankQueries: *rerankQueries, Throughput: *throughputVault, FirstAnswer: []string(first),
+		Only: *only, Embedder: *embedder, RerankQueries: *rerankQueries, Throughput: *throughputVault, FirstAnswer: []string(first), RecallNotes: *recallNotes,
 		Log: func(s string) { fmt.Fprintln(os.Stderr, "bench: "+s) }})
 	if err != nil {
 		return err

@@ -52,6 +52,10 @@ func TestStrayArguments(t *testing.T) {
 		t.Error("a refused gen wrote a vault")
 	}
 
+	if r := run(t, dir, "", db, "bench", "--only", "recall"); r.code == 0 || !strings.Contains(r.stderr, "--recall-notes") {
+		t.Errorf("bench --only recall without a size: want a failure naming --recall-notes, got %s", r)
+	}
+
 	r := run(t, dir, "", db, "search", "--background-primary")
 	if r.code != 2 || !strings.Contains(r.stderr, `"--" ends the flags`) || !strings.Contains(r.stderr, "vault-rag search -- --background-primary") {
 		t.Errorf("a query starting with a dash: want exit 2 and a word on --, got %s", r)
