@@ -1,9 +1,13 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/vault-rag/vault-rag/internal/vault"
@@ -183,4 +187,50 @@ func (d *DB) Dates(ctx context.Context) (Dates, error) {
 		return out, fmt.Errorf("read the notes' dates: %w", err)
 	}
 	return out, nil
+}
+
+// FolderTitles is one folder's notes by title: the vault's own names for its
+// subjects, which a caller can borrow for its keywords.
+type FolderTitles struct {
+	Folder string   `json:"folder"` // vault-relative, ending in "/"; "" for the top level
+	Notes  int      `json:"notes"`
+	Titles []string `json:"titles"`         // case-insensitive title order
+	More   int      `json:"more,omitempty"` // the folder's notes whose titles are not listed
+}
+
+// Titles lists the folders in path order, each note counted in the folder it
+// is directly in, with the titles of up to perFolder of its notes; at most
+// maxFolders folders, more being how many others there are.
+func (d *DB) Titles(ctx context.Context, perFolder, maxFolders int) (folders []FolderTitles, more int, err error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT path, title FROM notes`)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read the notes' titles: %w", err)
+	}
+	defer rows.Close()
+	byFolder := map[string][]string{}
+	for rows.Next() {
+		var p, title string
+		if err := rows.Scan(&p, &title); err != nil {
+			return nil, 0, fmt.Errorf("read the notes' titles: %w", err)
+		}
+		dir := path.Dir(p) + "/"
+		if dir == "./" {
+			dir = ""
+		}
+		byFolder[dir] = append(byFolder[dir], title)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("read the notes' titles: %w", err)
+	}
+	names := slices.Sorted(maps.Keys(byFolder))
+	more = max(len(names)-maxFolders, 0)
+	for _, name := range names[:len(names)-more] {
+		titles := byFolder[name]
+		slices.SortFunc(titles, func(a, b string) int {
+			return cmp.Or(cmp.Compare(strings.ToLower(a), strings.ToLower(b)), cmp.Compare(a, b))
+		})
+		n := min(perFolder, len(titles))
+		folders = append(folders, FolderTitles{Folder: name, Notes: len(titles), Titles: titles[:n:n], More: len(titles) - n})
+	}
+	return folders, more, nil
 }

@@ -136,3 +136,33 @@ func TestLanguagesRecorded(t *testing.T) {
 		t.Errorf("languages %+v, want %+v", got, want)
 	}
 }
+
+// TestTitles: every folder in path order with its notes' titles, a note
+// counted in the folder it is directly in, both bounds kept and said.
+func TestTitles(t *testing.T) {
+	ctx := context.Background()
+	db := buildOverviewVault(t, map[string]string{
+		"top.md":             "# Top\n\nAt the top level.\n",
+		"sessions/b.md":      "# beta run\n\nSecond.\n",
+		"sessions/a.md":      "# Alpha run\n\nFirst.\n",
+		"sessions/c.md":      "# Gamma run\n\nThird.\n",
+		"sessions/deep/d.md": "# Deep one\n\nBelow.\n",
+		"知识/e.md":            "# 知识笔记\n\n一个笔记。\n",
+	})
+	got, more, err := db.Titles(ctx, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []FolderTitles{
+		{Folder: "", Notes: 1, Titles: []string{"Top"}},
+		{Folder: "sessions/", Notes: 3, Titles: []string{"Alpha run", "beta run"}, More: 1},
+		{Folder: "sessions/deep/", Notes: 1, Titles: []string{"Deep one"}},
+		{Folder: "知识/", Notes: 1, Titles: []string{"知识笔记"}},
+	}
+	if !reflect.DeepEqual(got, want) || more != 0 {
+		t.Errorf("titles:\n got %+v (%d more)\nwant %+v", got, more, want)
+	}
+	if got, more, err := db.Titles(ctx, 5, 2); err != nil || len(got) != 2 || got[1].Folder != "sessions/" || len(got[1].Titles) != 3 || more != 2 {
+		t.Errorf("two folders: %+v, %d more (%v); want the first two and 2 more", got, more, err)
+	}
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -200,10 +201,12 @@ func checkToldLanguage(t *testing.T, instructions string, tools []mcp.Tool, lang
 
 // overviewOut is vault_overview's JSON as a client reads it.
 type overviewOut struct {
-	Notes    int `json:"notes"`
-	Chunks   int `json:"chunks"`
-	Limit    int `json:"limit"`
-	Language struct {
+	Notes      int                  `json:"notes"`
+	Chunks     int                  `json:"chunks"`
+	Limit      int                  `json:"limit"`
+	Titles     []index.FolderTitles `json:"titles"`
+	TitlesMore int                  `json:"titles_more_folders"`
+	Language   struct {
 		Rule      string `json:"rule"`
 		Languages []struct {
 			Name  string  `json:"name"`
@@ -273,6 +276,27 @@ func TestOverviewTool(t *testing.T) {
 		for _, limit := range []any{0, 201, 2.5, "5"} {
 			if msg := callErr(t, c, ToolOverview, map[string]any{"limit": limit}); !strings.Contains(msg, `"limit"`) {
 				t.Errorf("limit %v: %s", limit, msg)
+			}
+		}
+
+		// Titles: none unless asked for; then per folder, bounded both ways.
+		if all.Titles != nil || all.TitlesMore != 0 {
+			t.Errorf("titles not asked for: %+v", all.Titles)
+		}
+		var titled overviewOut
+		callOK(t, c, ToolOverview, map[string]any{"facets": []any{}, "titles": 1, "limit": 1}, &titled)
+		want := []index.FolderTitles{{Folder: "plugins/", Notes: 1, Titles: []string{"Core plugins"}}}
+		if !reflect.DeepEqual(titled.Titles, want) || titled.TitlesMore != 1 {
+			t.Errorf("titles 1, limit 1: %+v (%d more folders), want %+v and 1 more", titled.Titles, titled.TitlesMore, want)
+		}
+		var every overviewOut
+		callOK(t, c, ToolOverview, map[string]any{"facets": []any{}, "titles": 5}, &every)
+		if len(every.Titles) != 2 || every.Titles[1].Folder != "sync/" || !reflect.DeepEqual(every.Titles[1].Titles, []string{"Conflicts", "Set up sync"}) || every.TitlesMore != 0 {
+			t.Errorf("titles 5: %+v, %d more folders", every.Titles, every.TitlesMore)
+		}
+		for _, n := range []any{-1, MaxOverviewTitles + 1, "3"} {
+			if msg := callErr(t, c, ToolOverview, map[string]any{"titles": n}); !strings.Contains(msg, `"titles"`) {
+				t.Errorf("titles %v: %s", n, msg)
 			}
 		}
 	})

@@ -16,7 +16,12 @@ type OverviewResult struct {
 	Language LanguageInfo   `json:"language"`
 	Dates    index.Dates    `json:"dates"`
 	Facets   OverviewFacets `json:"facets"`
-	Limit    int            `json:"limit"` // values per facet
+	Limit    int            `json:"limit"` // values per facet, and folders with titles
+	// Titles are the folders with the titles of their notes, when asked
+	// for (the titles parameter): in path order, at most Limit of them,
+	// TitlesMore being the folders left out.
+	Titles     []index.FolderTitles `json:"titles,omitempty"`
+	TitlesMore int                  `json:"titles_more_folders,omitempty"`
 }
 
 // OverviewFacets are the facets asked for (all of them by default), in the
@@ -35,6 +40,10 @@ func (s *Server) overview(ctx context.Context, a args) (any, error) {
 		return nil, err
 	}
 	limit, err := a.integer("limit", 1, MaxOverviewLimit, DefaultOverviewLimit)
+	if err != nil {
+		return nil, err
+	}
+	perFolder, err := a.integer("titles", 0, MaxOverviewTitles, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +69,11 @@ func (s *Server) overview(ctx context.Context, a args) (any, error) {
 		return nil, err
 	}
 	out := OverviewResult{Notes: st.Notes, Chunks: st.Chunks, Language: languageInfo(h.db, s.langs), Dates: dates, Limit: limit}
+	if perFolder > 0 {
+		if out.Titles, out.TitlesMore, err = h.db.Titles(ctx, perFolder, limit); err != nil {
+			return nil, err
+		}
+	}
 	for name, f := range facets {
 		switch name {
 		case index.FacetType:

@@ -33,6 +33,7 @@ const (
 	MaxListLimit         = 200
 	MaxOverviewLimit     = 200 // values per facet
 	DefaultOverviewLimit = 20
+	MaxOverviewTitles    = 50 // titles per folder
 )
 
 // configNameRule is why a configuration name from a client was refused: it
@@ -141,11 +142,15 @@ func Tools(ls vault.Languages) []mcp.Tool {
 				"and where they were read from; and, per facet, the values the filters take with their numbers of notes: "+
 				"type, project, status, topics, and the top-level folders (for path). Each facet lists the values with the most notes, "+
 				`"more" (how many other values there are) and "without" (notes with no value; for folders, notes at the top level). `+
-				"Values are shown lower-cased, as the filters match them (case-insensitively); folders as path takes them."),
+				"Values are shown lower-cased, as the filters match them (case-insensitively); folders as path takes them. "+
+				"With titles, also every folder (in path order, up to limit) with the titles of its notes: the vault's own names, "+
+				"worth borrowing for vault_search's keywords."),
 			mcp.WithArray("facets", mcp.WithStringEnumItems(index.FacetNames),
 				mcp.Description("Which facets to return: any of "+strings.Join(index.FacetNames, ", ")+" (default all; [] for none).")),
 			mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxOverviewLimit),
-				mcp.Description(fmt.Sprintf("Values per facet, those with the most notes (1..%d, default %d).", MaxOverviewLimit, DefaultOverviewLimit))),
+				mcp.Description(fmt.Sprintf("Values per facet, those with the most notes, and folders listed with titles (1..%d, default %d).", MaxOverviewLimit, DefaultOverviewLimit))),
+			mcp.WithInteger("titles", mcp.Min(0), mcp.Max(MaxOverviewTitles),
+				mcp.Description(fmt.Sprintf("Titles of notes to list per folder (0..%d, default 0: no titles); a folder with more says how many.", MaxOverviewTitles))),
 			mcp.WithSchemaAdditionalProperties(false),
 			readOnly("Overview of the vault"),
 		),
