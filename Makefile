@@ -116,4 +116,4 @@ fuzz:
 ##       latency per tool, throughput, resident memory (idle, loaded, peak); JSON in data/bench/load.json
 .PHONY: load
 load: lab-models build
-	go run $(GOFLAGS_TAGS) ./loadtest -calls 2000 -json data/bench/load.json
+	go run $(GOFLAGS_TAGS) ./cmd/loadtest -calls 2000 -json data/bench/load.json

@@ -256,7 +256,8 @@ func (r *runner) datasets(ctx context.Context, p parts, reg *models.Registry, em
 			if err := queryEmbedding(ctx, r.res, emb, d.name, d.timed); err != nil {
 				return err
 			}
-			if err := latency(ctx, r.res, reg, d.models, cfgs, d.name, d.db, d.timed, r.logf); err != nil {
+			lo := latencyOptions{Registry: reg, Models: d.models, Configs: cfgs, Dataset: d.name, DBPath: d.db, Queries: d.timed, Logf: r.logf}
+			if err := latency(ctx, r.res, lo); err != nil {
 				return err
 			}
 		}
@@ -555,10 +556,23 @@ func throughput(ctx context.Context, res *Results, emb *models.Embedder, vault, 
 	return nil
 }
 
+// latencyOptions is what latency times: configurations over one dataset's
+// index.
+type latencyOptions struct {
+	Registry *models.Registry   // the installed models: a configuration needing a missing one is recorded, not run
+	Models   stages.Models      // what the configurations run with; nil: the Registry's models
+	Configs  []*pipeline.Config // each timed in turn
+	Dataset  string             // the name the figures are recorded under
+	DBPath   string             // the dataset's index
+	Queries  []string           // the queries timed, each once per configuration
+	Logf     func(string, ...any)
+}
+
 // latency runs every query once per configuration (after one untimed query)
 // and records p50 and p95.
-func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.Models, cfgs []*pipeline.Config, dataset, dbPath string, queries []string, logf func(string, ...any)) error {
-	db, err := index.Open(ctx, dbPath)
+func latency(ctx context.Context, res *Results, o latencyOptions) error {
+	reg, m, dataset, queries, logf := o.Registry, o.Models, o.Dataset, o.Queries, o.Logf
+	db, err := index.Open(ctx, o.DBPath)
 	if err != nil {
 		return err
 	}
@@ -568,7 +582,7 @@ func latency(ctx context.Context, res *Results, reg *models.Registry, m stages.M
 	}
 	env := &stages.Env{DB: db, Models: m, Passages: stages.NewVectorCache(20000)}
 	now := eval.DefaultNow
-	for _, cfg := range cfgs {
+	for _, cfg := range o.Configs {
 		indexed := db.Embedder()
 		if indexed == HashName {
 			indexed = models.DefaultEmbedder // QueryCost runs it for every query

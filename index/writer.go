@@ -74,15 +74,15 @@ const chunkIDsPerNote = 1 << 16
 func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool) error {
 	n := &p.note
 	key := strings.ToLower(strings.TrimSuffix(n.Path, path.Ext(n.Path)))
-	topics, _ := json.Marshal(nonNil(n.Frontmatter.Topics))
+	meta := NoteMetaOf(n)
+	topics, _ := json.Marshal(nonNil(meta.Topics))
 	reasons := []string{} // the column holds each warning's one-line reason
 	for _, w := range n.Warnings {
 		reasons = append(reasons, w.Reason)
 	}
 	warns, _ := json.Marshal(reasons)
-	date := n.Date.Format("2006-01-02")
 	if _, err := w.note.ExecContext(ctx, id, n.Path, key, path.Base(key), n.Title,
-		strings.ToLower(n.Frontmatter.Type), date, n.DateSource, strings.ToLower(n.Frontmatter.Project), strings.ToLower(n.Frontmatter.Status), n.Frontmatter.Source,
+		meta.Type, meta.Date, n.DateSource, meta.Project, meta.Status, meta.Source,
 		string(topics), n.ModTime.Unix(), n.Size, n.Hash, string(warns)); err != nil {
 		return fmt.Errorf("insert note %s: %w", n.Path, err)
 	}

@@ -378,9 +378,7 @@ func (s *Server) read(ctx context.Context, a args) (any, error) {
 	}
 	n := vault.ParseNote(rel, data, fi.ModTime().UTC())
 	secs := vault.ChunkNote(n.Title, n.Body, nil, 0) // the "## " sections, unsplit
-	fm := n.Frontmatter
-	out := ReadResult{Path: rel, Title: n.Title, Headings: []string{}, NoteMeta: index.NoteMeta{
-		Type: fm.Type, Date: n.Date.Format(time.DateOnly), Project: fm.Project, Status: fm.Status, Source: fm.Source, Topics: fm.Topics}}
+	out := ReadResult{Path: rel, Title: n.Title, Headings: []string{}, NoteMeta: index.NoteMetaOf(&n)}
 	for _, sec := range secs {
 		if sec.Heading != "" {
 			out.Headings = append(out.Headings, sec.Heading)

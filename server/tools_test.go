@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 )
 
@@ -516,4 +518,56 @@ func TestDeltaRefusals(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestNoteMetaAgrees: vault_read, vault_list and vault_search report one
+// note's metadata alike, the index's normalisation (type, project and status
+// lower-cased, as the filters compare them), though vault_read parses the
+// file afresh and the others read the index.
+func TestNoteMetaAgrees(t *testing.T) {
+	vaultPath, db := buildBowIndex(t, map[string]string{
+		"sessions/ferrite.md": "---\ntype: Session\nproject: Ferrite\nstatus: Active\nsource: Team Call\ntopics: [Rust, Memory]\ndate: 2025-04-02\n---\n# Ferrite allocator\n\nWe profiled the ferrite allocator and found the arena reset dominates.\n",
+		"knowledge/other.md":  "---\ntype: knowledge\n---\n# Other\n\nNothing about allocators here.\n",
+	})
+	s := newModelFreeServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.ConfigName = vaultPath, db, "keyword" })
+	want := index.NoteMeta{Type: "session", Date: "2025-04-02", Project: "ferrite", Status: "active", Source: "Team Call", Topics: []string{"rust", "memory"}}
+	c := connectStdio(t, s)
+
+	var read struct{ index.NoteMeta }
+	callOK(t, c, ToolRead, map[string]any{"path": "sessions/ferrite.md"}, &read)
+	if !reflect.DeepEqual(read.NoteMeta, want) {
+		t.Errorf("vault_read: %+v, want %+v", read.NoteMeta, want)
+	}
+
+	var list struct {
+		Notes []struct {
+			Path string `json:"path"`
+			index.NoteMeta
+		} `json:"notes"`
+	}
+	callOK(t, c, ToolList, map[string]any{"type": "Session", "project": "FERRITE", "status": "active"}, &list)
+	if len(list.Notes) != 1 || list.Notes[0].Path != "sessions/ferrite.md" {
+		t.Fatalf("vault_list by the metadata: %+v", list.Notes)
+	}
+	listWant := want
+	listWant.Source = "" // a listing leaves source to vault_read
+	if got := list.Notes[0].NoteMeta; !reflect.DeepEqual(got, listWant) {
+		t.Errorf("vault_list: %+v, want %+v", got, listWant)
+	}
+
+	var search struct {
+		Notes []struct {
+			Path    string `json:"path"`
+			Date    string `json:"date"`
+			Type    string `json:"type"`
+			Project string `json:"project"`
+		} `json:"notes"`
+	}
+	callOK(t, c, ToolSearch, map[string]any{"query": "ferrite allocator arena"}, &search)
+	if len(search.Notes) == 0 || search.Notes[0].Path != "sessions/ferrite.md" {
+		t.Fatalf("vault_search: %+v", search.Notes)
+	}
+	if n := search.Notes[0]; n.Date != want.Date || n.Type != want.Type || n.Project != want.Project {
+		t.Errorf("vault_search: %+v, want date %s, type %s, project %s", n, want.Date, want.Type, want.Project)
+	}
 }

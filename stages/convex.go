@@ -59,9 +59,9 @@ func (c *Convex) Run(ctx context.Context, env *Env, st *State) error {
 		return ErrNoRanking
 	}
 	w, info := c.Weights, ""
-	if len(c.CodeWeights) > 0 && CodeLike(st.Query.Text) {
+	if len(c.CodeWeights) > 0 && codeLike(st.Query.Text) {
 		w, info = c.CodeWeights, "code-like query: code_weights"
 	}
-	st.rerank(c.Name(), FuseConvex(st.Lists, c.Limit, c.Norm, w, c.Depth), info)
+	st.rerank(c.Name(), fuseConvex(st.Lists, c.Limit, c.Norm, w, c.Depth), info)
 	return nil
 }

@@ -153,11 +153,11 @@ const (
 	NormRank   = "rank"   // 1 − (rank − 1)/n over the list's n notes; absent 0
 )
 
-// Normalize maps a list's scores (best first) onto a common scale and returns
+// normalize maps a list's scores (best first) onto a common scale and returns
 // the values and the value an absent note gets. A list whose scores are all
 // equal maps every note to 1 (min-max, rank) or 0 (z-score): they are equally
 // good, and no division by zero decides otherwise.
-func Normalize(items []Item, norm string) ([]float64, float64) {
+func normalize(items []Item, norm string) ([]float64, float64) {
 	n := len(items)
 	out := make([]float64, n)
 	if n == 0 {
@@ -206,11 +206,11 @@ func Normalize(items []Item, norm string) ([]float64, float64) {
 	}
 }
 
-// FuseConvex is a convex combination Σ w_list · norm(score) over the lists'
+// fuseConvex is a convex combination Σ w_list · norm(score) over the lists'
 // first depth notes (0: all); a note absent from a list gets that list's
-// absent value (see Normalize). Weights are by stage name, default 1; they
+// absent value (see normalize). Weights are by stage name, default 1; they
 // need not sum to 1 (only their ratio orders the notes).
-func FuseConvex(lists []List, limit int, norm string, weights map[string]float64, depth int) []Item {
+func fuseConvex(lists []List, limit int, norm string, weights map[string]float64, depth int) []Item {
 	vals := make([][]float64, len(lists))
 	absent := make([]float64, len(lists))
 	for li, l := range lists {
@@ -218,7 +218,7 @@ func FuseConvex(lists []List, limit int, norm string, weights map[string]float64
 		if depth > 0 && len(items) > depth {
 			items = items[:depth]
 		}
-		vals[li], absent[li] = Normalize(items, norm)
+		vals[li], absent[li] = normalize(items, norm)
 	}
 	return fuseScored(lists, limit, func(li, r int, _ Item) (float64, bool) {
 		if r > len(vals[li]) {
@@ -230,14 +230,14 @@ func FuseConvex(lists []List, limit int, norm string, weights map[string]float64
 	})
 }
 
-// CodeLike reports whether a query holds a code-like token: an identifier
+// codeLike reports whether a query holds a code-like token: an identifier
 // with an underscore (lease_ttl_ms), a dot between word characters
 // (file.mtime), a leading dash (--icon-size), letters and digits joined by a
 // hyphen (FERR-4102), camelCase starting lower-case (addRibbonIcon; not
 // TypeScript), or call syntax
 // (on('file-open')). Such a token is what the keyword branch finds exactly
 // and an embedding blurs.
-func CodeLike(text string) bool {
+func codeLike(text string) bool {
 	for _, tok := range strings.Fields(text) {
 		tok = strings.Trim(tok, "\"'`,;:!?")
 		if tok == "" {

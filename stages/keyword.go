@@ -264,7 +264,7 @@ func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms, ext
 	if err != nil {
 		return nil, "", err
 	}
-	return SumByNote(hits, k.Limit), "", nil
+	return sumByNote(hits, k.Limit), "", nil
 }
 
 // noteScoreDepth is how many chunks per wanted note the chunk-level search

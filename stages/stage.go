@@ -12,14 +12,18 @@
 //   - Producer: it puts named lists in State.Lists (keyword, vector and hyde
 //     their own; feedback replaces the keyword and vector lists), the names
 //     fusion weights refer to.
-//   - Retriever: a producer whose list comes from the index alone (keyword,
-//     vector, hyde). A pipeline must run one before any other stage.
+//   - Retriever: a producer whose list comes from the request and the index
+//     alone, never from State.Lists (keyword, vector, hyde). A configuration
+//     must start with one, and retrievers in a row run concurrently.
 //   - ListReader: its settings name lists (rrf's and convex's weights); a
 //     configuration is refused when a named list is not produced before it.
 //   - ModelUser: it loads models. Needs says which for its settings (what
 //     `vault-rag models`, the server's config check and /health report) and
 //     ModelRoles which roles it can need at all (what a missing model
 //     disables, in /health).
+//   - ExpansionReader: its settings make it read the client's texts
+//     (keywords, hypothetical answer); the eval harness also runs the
+//     configurations holding one with the datasets' client expansions.
 //
 // Validate reports a bad setting as a *SettingError naming its key, so a
 // configuration error can point at the key's line.
@@ -93,8 +97,15 @@ type Producer interface {
 	Produces() []string
 }
 
-// Retriever marks a producer whose list comes from the index alone. A
-// pipeline runs one before any other stage.
+// Retriever is a producer whose Run reads only the request (State.Query)
+// and the index, never the lists or steps other stages left in the State.
+// Retrieves has no behaviour: implementing it is the stage's promise of
+// that, which the pipeline relies on twice. A configuration must start with
+// a retriever, since every other stage works on a ranking one produced; and
+// retrievers in a row run concurrently, each into a State of its own (see
+// State.Fork and State.Merge), with the result of running them in turn.
+// A stage that reads State.Lists (feedback, fusion) must not implement it,
+// though it produces lists.
 type Retriever interface {
 	Producer
 	Retrieves()

@@ -26,7 +26,7 @@ func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the load test starts the real server with the real embedder; skipped under -short")
 	}
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@
 //
 // Usage (from the checkout, after `make build`; `make load` does both):
 //
-//	go run -tags=sqlite_fts5 ./loadtest -calls 2000 -json data/bench/load.json
+//	go run -tags=sqlite_fts5 ./cmd/loadtest -calls 2000 -json data/bench/load.json
 //
 // The exit code is 1 when any call failed or any check did not hold.
 package main

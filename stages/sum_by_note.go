@@ -6,11 +6,11 @@ import (
 	"github.com/vault-rag/vault-rag/index"
 )
 
-// SumByNote scores each note by the sum of its chunks' scores (a note-level
+// sumByNote scores each note by the sum of its chunks' scores (a note-level
 // bm25: a note whose several sections match outranks one lucky short chunk),
 // keeping its best chunk to stand for it. Ties go to the note whose best chunk
 // came first in hits, so the order is total. At most limit notes.
-func SumByNote(hits []index.Hit, limit int) []Item {
+func sumByNote(hits []index.Hit, limit int) []Item {
 	type acc struct {
 		item  Item
 		first int

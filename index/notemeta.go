@@ -1,0 +1,27 @@
+package index
+
+import (
+	"strings"
+	"time"
+
+	"github.com/vault-rag/vault-rag/internal/vault"
+)
+
+// NoteMetaOf is a parsed note's metadata as vault-rag reports and stores it,
+// the one mapping from frontmatter to NoteMeta: the index writes it, and
+// vault_read answers with it, so a note read from disk and the same note
+// listed or found in the index say the same. Type, project and status are
+// lower-cased, as the filters compare them (Filter lower-cases its values);
+// topics are lower-cased when parsed; source is kept as written; the date is
+// the note's day (vault.Note.Date), YYYY-MM-DD.
+func NoteMetaOf(n *vault.Note) NoteMeta {
+	fm := n.Frontmatter
+	return NoteMeta{
+		Type:    strings.ToLower(fm.Type),
+		Date:    n.Date.Format(time.DateOnly),
+		Project: strings.ToLower(fm.Project),
+		Status:  strings.ToLower(fm.Status),
+		Source:  fm.Source,
+		Topics:  fm.Topics,
+	}
+}
