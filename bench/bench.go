@@ -605,8 +605,16 @@ func latency(ctx context.Context, res *Results, o latencyOptions) error {
 		}
 		if eval.ReadsExpansions(cfg) {
 			// The same questions with what a client sends beside them.
-			if err := timeRequests(ctx, res, env, cfg, eval.VariantName(cfg.Name, eval.VariantClient), dataset, withStandInExpansions(reqs), logf); err != nil {
+			client := eval.VariantName(cfg.Name, eval.VariantClient)
+			if err := timeRequests(ctx, res, env, cfg, client, dataset, withStandInExpansions(reqs), logf); err != nil {
 				return err
+			}
+			// And with every client term searched, in the same run: what
+			// the keyword stage's postings budget saves.
+			if every, ok := everyClientTerm(cfg); ok {
+				if err := timeRequests(ctx, res, env, every, client+", every client term", dataset, withStandInExpansions(reqs), logf); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -798,4 +806,21 @@ func scaleQueries(ctx context.Context, dbPath string, n int) ([]string, error) {
 		out = append(out, all[i*total/n].Title)
 	}
 	return out, nil
+}
+
+// everyClientTerm is cfg with each keyword stage that holds the client's
+// terms to a postings budget (client_terms: budget) searching all of them;
+// ok false when cfg has no such stage.
+func everyClientTerm(cfg *pipeline.Config) (*pipeline.Config, bool) {
+	out := *cfg
+	out.Stages = slices.Clone(cfg.Stages)
+	ok := false
+	for i, s := range out.Stages {
+		if k, is := s.(*stages.Keyword); is && k.ClientTerms == stages.ClientTermsBudget {
+			all := *k
+			all.ClientTerms, all.ClientPostings = stages.ClientTermsAll, 0
+			out.Stages[i], ok = &all, true
+		}
+	}
+	return &out, ok
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/stages"
 )
 
 // --only keeps the parts of a full run its section names, and nothing else.
@@ -57,5 +58,41 @@ func TestStandInExpansions(t *testing.T) {
 	}
 	if reqs[0].Keywords != "" {
 		t.Error("the requests given were changed")
+	}
+}
+
+// TestEveryClientTerm: shipping's keyword stage holds the client's terms to a
+// postings budget; the variant the bench times beside it searches them all,
+// and shipping itself is left as it was.
+func TestEveryClientTerm(t *testing.T) {
+	ship, err := pipeline.Find("..", "shipping")
+	if err != nil {
+		t.Fatal(err)
+	}
+	every, ok := everyClientTerm(ship)
+	if !ok {
+		t.Fatal("shipping: no keyword stage with client_terms budget")
+	}
+	for i, s := range every.Stages {
+		k, is := s.(*stages.Keyword)
+		if !is {
+			if s != ship.Stages[i] {
+				t.Errorf("stage %d (%s) replaced", i, s.Name())
+			}
+			continue
+		}
+		if k.ClientTerms != stages.ClientTermsAll || k.ClientPostings != 0 {
+			t.Errorf("the variant's keyword stage: client_terms %s, client_postings %d", k.ClientTerms, k.ClientPostings)
+		}
+		if orig := ship.Stages[i].(*stages.Keyword); orig.ClientTerms != stages.ClientTermsBudget || orig.ClientPostings != stages.DefaultClientPostings {
+			t.Errorf("shipping changed: client_terms %s, client_postings %d", orig.ClientTerms, orig.ClientPostings)
+		}
+	}
+	hybrid, err := pipeline.Find("..", "hybrid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := everyClientTerm(hybrid); ok {
+		t.Error("hybrid has no budget, yet a variant was made")
 	}
 }
