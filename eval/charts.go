@@ -464,8 +464,10 @@ func WriteSweepReport(dir string, r *SweepResult) error {
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "# sweep %s\n\n![tradeoff](%s-tradeoff.png)\n![transfer](%s-transfer.png)\n", r.Sweep.Name, name, name)
-	PrintSweep(f, r, true)
-	return nil
+	if err := PrintSweep(f, r, true); err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // transferChart draws, per dataset, the base's nDCG@10 beside the chosen

@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/vault-rag/vault-rag/internal/table"
 )
 
 // Quality is one configuration's mean nDCG@10 on one dataset with a model and
@@ -81,17 +83,16 @@ func QualityRows(qs []Quality) ([]string, [][]string) {
 }
 
 // PrintQuality prints the quality table, as markdown when md is set.
-func PrintQuality(w io.Writer, qs []Quality, md bool) {
+func PrintQuality(w io.Writer, qs []Quality, md bool) error {
 	if len(qs) == 0 {
-		return
+		return nil
 	}
 	fmt.Fprintf(w, "\n%s (users' default) against %s (the gate's), same machine:\n", qs[0].Model, qs[0].Reference)
 	head, rows := QualityRows(qs)
 	if md {
-		writeMD(w, head, rows)
-		return
+		return table.Markdown(w, head, rows)
 	}
-	printTable(w, head, rows)
+	return table.Terminal(w, head, rows)
 }
 
 // WriteQualityReport writes dir/quality.md: the users' model against the
@@ -106,6 +107,8 @@ func WriteQualityReport(dir string, qs []Quality) error {
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "# %s against %s\n\nMean nDCG@10 of the shipped configurations with each embedder, indexed and run on the same machine; p is the paired randomization test's. The gate records with %s; %s must stay within the bound on every dataset.\n", qs[0].Model, qs[0].Reference, qs[0].Reference, qs[0].Model)
-	PrintQuality(f, qs, true)
+	if err := PrintQuality(f, qs, true); err != nil {
+		return err
+	}
 	return f.Close()
 }

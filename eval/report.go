@@ -11,14 +11,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/vault-rag/vault-rag/internal/measure"
+	"github.com/vault-rag/vault-rag/internal/table"
 )
 
 func f4(x float64) string { return fmt.Sprintf("%.4f", x) }
@@ -203,58 +202,30 @@ func compareRows(cs []Comparison) ([]string, [][]string) {
 }
 
 // PrintTables writes the terminal tables of one dataset.
-func PrintTables(w io.Writer, r *DatasetRun, reference string) {
+func PrintTables(w io.Writer, r *DatasetRun, reference string) error {
 	fmt.Fprintf(w, "\n%s: %d queries, %d notes, %d chunks\n", r.Dataset.Name, len(r.Dataset.Queries), r.Notes, r.Chunks)
-	table := func(head []string, rows [][]string) { printTable(w, head, rows) }
-	table(summaryRows(r))
-	table(kindRows(r))
-	table(expansionRows(r))
-	table(compareRows(Comparisons(r, reference)))
-}
-
-// printTable writes a terminal table; nothing when head is nil.
-func printTable(w io.Writer, head []string, rows [][]string) {
-	if head == nil {
-		return
-	}
-	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header(toAny(head)...)
-	for _, row := range rows {
-		t.Append(toAny(row)...)
-	}
-	t.Render()
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
-func mdTable(w io.Writer) func([]string, [][]string) {
-	return func(head []string, rows [][]string) { writeMD(w, head, rows) }
-}
-
-func writeMD(w io.Writer, head []string, rows [][]string) {
-	if head == nil {
-		return
-	}
-	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
-	for _, r := range rows {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
-	}
-	fmt.Fprintln(w)
+	return tables(w, r, reference, table.Terminal)
 }
 
 // MarkdownTables writes the summary tables as markdown (for the README).
-func MarkdownTables(w io.Writer, r *DatasetRun, reference string) {
-	md := mdTable(w)
-	md(summaryRows(r))
-	md(kindRows(r))
-	md(expansionRows(r))
-	md(compareRows(Comparisons(r, reference)))
+func MarkdownTables(w io.Writer, r *DatasetRun, reference string) error {
+	return tables(w, r, reference, table.Markdown)
+}
+
+// tables writes the summary tables of one dataset with render.
+func tables(w io.Writer, r *DatasetRun, reference string, render func(io.Writer, []string, [][]string) error) error {
+	for _, t := range []func() ([]string, [][]string){
+		func() ([]string, [][]string) { return summaryRows(r) },
+		func() ([]string, [][]string) { return kindRows(r) },
+		func() ([]string, [][]string) { return expansionRows(r) },
+		func() ([]string, [][]string) { return compareRows(Comparisons(r, reference)) },
+	} {
+		head, rows := t()
+		if err := render(w, head, rows); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteReport writes, under dir: <dataset>.md (tables, per-query wins and
@@ -289,7 +260,9 @@ func WriteReport(dir string, r *DatasetRun, reference string) error {
 		fmt.Fprintf(f, "![%s](%s)\n", strings.TrimSuffix(c, ".png"), c)
 	}
 	fmt.Fprintf(f, "\n## Measures\n\n")
-	MarkdownTables(f, r, reference)
+	if err := MarkdownTables(f, r, reference); err != nil {
+		return err
+	}
 	cs := Comparisons(r, reference)
 	if len(cs) > 0 {
 		fmt.Fprintf(f, "## Query by query against %s\n\nRank of the first relevant note in the top 10 (0: none).\n\n", reference)
@@ -326,9 +299,11 @@ func WriteReport(dir string, r *DatasetRun, reference string) error {
 			}
 			rows = append(rows, append(row, q.Miss))
 		}
-		writeMD(f, head, rows)
+		if err := table.Markdown(f, head, rows); err != nil {
+			return err
+		}
 	}
-	return nil
+	return f.Close()
 }
 
 func changes(cs []Change) string {

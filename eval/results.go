@@ -10,9 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/vault-rag/vault-rag/internal/table"
 )
 
 // ResultsPage is where the generated results page lives, relative to the
@@ -42,13 +40,13 @@ func RenderResults(w io.Writer, baselineDir string) error {
 	b.WriteString("The shipping configuration (`configs/shipping.yaml`) on each dataset: without the caller's help " +
 		"(the question alone, what the command line and a client that sends only `query` get) and with it " +
 		"(`+client`: the question with the keywords and hypothetical answer a language model wrote for it).\n\n")
-	if err := mdTableTo(&b, summaryHead, summaryOf(bs)); err != nil {
+	if err := table.Markdown(&b, summaryHead, summaryOf(bs)); err != nil {
 		return err
 	}
 	b.WriteString("Every configuration's nDCG@10 on every dataset, from the question alone, with its difference from " +
 		"shipping's in brackets (the datasets' own sections below have every measure):\n\n")
 	head, rows := acrossOf(bs)
-	if err := mdTableTo(&b, head, rows); err != nil {
+	if err := table.Markdown(&b, head, rows); err != nil {
 		return err
 	}
 	for _, bl := range bs {
@@ -257,7 +255,7 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 	for _, c := range r.plain {
 		rows = append(rows, append([]string{c.Name}, metricCells(*c.Metrics)...))
 	}
-	if err := mdTableTo(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
+	if err := table.Markdown(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
 		return err
 	}
 	for _, reason := range slices.Sorted(maps.Keys(r.skipped)) {
@@ -305,7 +303,7 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 			}
 			rows = append(rows, row)
 		}
-		if err := mdTableTo(b, head, rows); err != nil {
+		if err := table.Markdown(b, head, rows); err != nil {
 			return err
 		}
 		b.WriteString("Every measure of those runs:\n\n")
@@ -317,7 +315,7 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 				}
 			}
 		}
-		if err := mdTableTo(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
+		if err := table.Markdown(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
 			return err
 		}
 	}
@@ -379,7 +377,7 @@ func renderSet(b *strings.Builder, r datasetRows, set string) error {
 	fmt.Fprintf(b, "### `+%s` against `+client`\n\n", set)
 	fmt.Fprintf(b, "The expansion set `%s` ([evaluation.md](evaluation.md#further-expansion-sets)) against the client's own "+
 		"expansions, for each configuration run with both: nDCG@10 over all questions and by kind, and the difference (Δ: `+%s` − `+client`):\n\n", set, set)
-	return mdTableTo(b, head, rows)
+	return table.Markdown(b, head, rows)
 }
 
 // kindsOf are the kinds of question of a baseline's plain runs, sorted.
@@ -430,28 +428,5 @@ func renderKinds(b *strings.Builder, r datasetRows) error {
 			add(v)
 		}
 	}
-	return mdTableTo(b, head, rows)
-}
-
-// mdTableTo writes a markdown table with tablewriter's markdown renderer,
-// then a blank line. Headers are kept as written (no upper-casing) and cells
-// never wrap: a wrapped cell would split a row over two table lines.
-func mdTableTo(w io.Writer, head []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewMarkdown()),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-	)
-	t.Header(toAny(head)...)
-	for _, row := range rows {
-		if err := t.Append(toAny(row)...); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return table.Markdown(b, head, rows)
 }

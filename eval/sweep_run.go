@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/internal/measure"
+	"github.com/vault-rag/vault-rag/internal/table"
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
@@ -256,11 +257,17 @@ func sameStages(a, b *pipeline.Config) error {
 	return nil
 }
 
-// SweepTables are the sweep's tables: every point, each fold's choice, and
-// the summary (base, best in-sample, cross-validated).
-func SweepTables(r *SweepResult) [][2]any {
+// SweepTable is one of a sweep's tables: its header and its rows of cells.
+type SweepTable struct {
+	Head []string
+	Rows [][]string
+}
+
+// SweepTables are the sweep's tables: every point, each fold's choice, the
+// summary (base, best in-sample, cross-validated) and leave-one-dataset-out.
+func SweepTables(r *SweepResult) []SweepTable {
 	sw := r.Sweep
-	var out [][2]any
+	var out []SweepTable
 	// Grid.
 	head := []string{"#"}
 	for _, a := range sw.Axes {
@@ -304,7 +311,7 @@ func SweepTables(r *SweepResult) [][2]any {
 		row = append(row, fmt.Sprintf("%.1f", measure.Millis(r.P50(p))), mark)
 		rows = append(rows, row)
 	}
-	out = append(out, [2]any{head, rows})
+	out = append(out, SweepTable{head, rows})
 	// Folds.
 	head = []string{"fold", "queries", "chosen", "training nDCG@10"}
 	for _, run := range r.Runs {
@@ -330,7 +337,7 @@ func SweepTables(r *SweepResult) [][2]any {
 		}
 		rows = append(rows, row)
 	}
-	out = append(out, [2]any{head, rows})
+	out = append(out, SweepTable{head, rows})
 	// Summary.
 	head = []string{"nDCG@10"}
 	for _, run := range r.Runs {
@@ -358,7 +365,7 @@ func SweepTables(r *SweepResult) [][2]any {
 		line("leave-one-dataset-out", func(d int) float64 { return r.LODO.Estimate[d] }, mean(r.LODO.Estimate)),
 		line("in-sample − CV", func(d int) float64 { return r.DatasetMean(d, win) - r.CV.Estimate[d] }, r.InSample[win]-r.CV.Macro),
 	}
-	out = append(out, [2]any{head, rows})
+	out = append(out, SweepTable{head, rows})
 	// Leave one dataset out: what the rule picks without each dataset.
 	head = []string{"left out", "role", "chosen on the others", "its nDCG@10 there", "base there", "Δ"}
 	rows = nil
@@ -369,7 +376,7 @@ func SweepTables(r *SweepResult) [][2]any {
 		}
 		rows = append(rows, []string{run.Dataset.Name, role, pointName(r, r.LODO.Chosen[d]), f4(r.LODO.Estimate[d]), f4(bper[d]), fmt.Sprintf("%+.4f", r.LODO.Estimate[d]-bper[d])})
 	}
-	out = append(out, [2]any{head, rows})
+	out = append(out, SweepTable{head, rows})
 	return out
 }
 
@@ -381,17 +388,19 @@ func pointName(r *SweepResult, p int) string {
 }
 
 // PrintSweep writes the sweep's tables; markdown when md is set.
-func PrintSweep(w io.Writer, r *SweepResult, md bool) {
+func PrintSweep(w io.Writer, r *SweepResult, md bool) error {
 	sw := r.Sweep
 	fmt.Fprintf(w, "\nsweep %s: %d settings of %s over %s; %d folds, seed %d; took %s\n", sw.Name, len(r.Points), filepath.ToSlash(sw.BaseFile), r.datasetNames(), sw.Folds, sw.Seed, r.Took.Round(time.Second))
 	for _, t := range SweepTables(r) {
-		head, rows := t[0].([]string), t[1].([][]string)
+		render := table.Terminal
 		if md {
 			fmt.Fprintln(w)
-			writeMD(w, head, rows)
-		} else {
-			printTable(w, head, rows)
+			render = table.Markdown
+		}
+		if err := render(w, t.Head, t.Rows); err != nil {
+			return err
 		}
 	}
-	fmt.Fprintf(w, "winner: %s\n", pointName(r, r.Winner))
+	_, err := fmt.Fprintf(w, "winner: %s\n", pointName(r, r.Winner))
+	return err
 }

@@ -441,7 +441,9 @@ func TestRunSweepEndToEnd(t *testing.T) {
 	}
 	// The tables and the report render.
 	var b strings.Builder
-	PrintSweep(&b, res, false)
+	if err := PrintSweep(&b, res, false); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(b.String(), "cross-validated (3 folds)") || !strings.Contains(b.String(), "winner: #") || !strings.Contains(b.String(), "leave-one-dataset-out") {
 		t.Errorf("sweep tables:\n%s", b.String())
 	}

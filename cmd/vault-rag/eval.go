@@ -197,9 +197,12 @@ func (e *evalRun) dataset(ctx context.Context, name string) (quality []eval.Qual
 	}
 	if e.markdown {
 		fmt.Printf("\n### %s\n\n", ds.Name)
-		eval.MarkdownTables(os.Stdout, run, e.reference)
+		err = eval.MarkdownTables(os.Stdout, run, e.reference)
 	} else {
-		eval.PrintTables(os.Stdout, run, e.reference)
+		err = eval.PrintTables(os.Stdout, run, e.reference)
+	}
+	if err != nil {
+		return nil, false, err
 	}
 	if e.reportDir != "" {
 		if err := eval.WriteReport(e.reportDir, run, e.reference); err != nil {
@@ -245,7 +248,9 @@ func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gate *eval.Data
 	if qs, err = checkQuality(ctx, ds, gate, e.cfgs, e.userModel, e.base); err != nil {
 		return nil, false, err
 	}
-	eval.PrintQuality(os.Stdout, qs, e.markdown)
+	if err := eval.PrintQuality(os.Stdout, qs, e.markdown); err != nil {
+		return nil, false, err
+	}
 	for _, q := range qs {
 		if !q.OK() && e.check {
 			failed = true
@@ -295,7 +300,9 @@ func runSweep(ctx context.Context, sw *eval.Sweep, datasets []string, root, work
 	if err != nil {
 		return err
 	}
-	eval.PrintSweep(os.Stdout, res, md)
+	if err := eval.PrintSweep(os.Stdout, res, md); err != nil {
+		return err
+	}
 	if out == "" {
 		out = eval.DefaultExperimentPath(root, sw.Name)
 	}
