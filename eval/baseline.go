@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -202,12 +203,22 @@ func withoutNearTies(b Baseline) Baseline {
 func Diff(old, cur Baseline) DiffResult {
 	var r DiffResult
 	r.Compared = compared(old, cur)
-	oldRaw, _ := withoutNearTies(old).Encode()
-	curRaw, _ := withoutNearTies(cur).Encode()
-	if bytes.Equal(oldRaw, curRaw) {
+	change := func(format string, args ...any) { r.Changes = append(r.Changes, fmt.Sprintf(format, args...)) }
+	// Equal files are equal results. A baseline that cannot be encoded (a
+	// figure that is not a number has no JSON) is no evidence of that: two
+	// failed encodings must not read as a match, so the comparison goes on
+	// field by field, and the gate fails on the encoding itself.
+	oldRaw, oldErr := withoutNearTies(old).Encode()
+	curRaw, curErr := withoutNearTies(cur).Encode()
+	if oldErr == nil && curErr == nil && bytes.Equal(oldRaw, curRaw) {
 		return r
 	}
-	change := func(format string, args ...any) { r.Changes = append(r.Changes, fmt.Sprintf(format, args...)) }
+	if oldErr != nil {
+		change("the baseline cannot be written: %v", oldErr)
+	}
+	if curErr != nil {
+		change("this run's baseline cannot be written: %v", curErr)
+	}
 	if old.Queries != cur.Queries || old.Notes != cur.Notes || old.Chunks != cur.Chunks {
 		change("dataset: queries %d → %d, notes %d → %d, chunks %d → %d", old.Queries, cur.Queries, old.Notes, cur.Notes, old.Chunks, cur.Chunks)
 	}
@@ -369,11 +380,13 @@ func intersect(a, b []string) []string {
 }
 
 func diffMetrics(name, kind string, o, c Metrics, add func(string, ...any)) {
-	ob, _ := json.Marshal(o)
-	cb, _ := json.Marshal(c)
-	var om, cm map[string]json.Number
-	json.Unmarshal(ob, &om)
-	json.Unmarshal(cb, &cm)
+	om, oerr := metricMap(o)
+	cm, cerr := metricMap(c)
+	if oerr != nil || cerr != nil {
+		// A figure that is not a number: name it rather than compare it.
+		add("%s%s: measures %+v → %+v (%v)", name, kind, o, c, errors.Join(oerr, cerr))
+		return
+	}
 	keys := map[string]bool{}
 	for k := range om {
 		keys[k] = true
@@ -383,6 +396,19 @@ func diffMetrics(name, kind string, o, c Metrics, add func(string, ...any)) {
 			add("%s%s: %s %s → %s", name, kind, k, om[k], cm[k])
 		}
 	}
+}
+
+// metricMap is m as written in a baseline, measure by measure.
+func metricMap(m Metrics) (map[string]json.Number, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]json.Number
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func short(s string) string {

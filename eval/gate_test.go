@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"maps"
+	"math"
 	"strings"
 	"testing"
 )
@@ -155,5 +156,18 @@ func TestDiffWavedShare(t *testing.T) {
 				t.Errorf("the report does not say %q:\n%s", want, out.String())
 			}
 		})
+	}
+}
+
+// TestDiffUnencodable: a baseline holding a figure that is not a number
+// cannot be written as JSON; two such baselines must not read as a match.
+func TestDiffUnencodable(t *testing.T) {
+	b := gateBaseline()
+	m := *b.Configs[0].Metrics
+	m.NDCG10 = Fixed4(math.NaN())
+	b.Configs[0].Metrics = &m
+	d := Diff(b, b)
+	if !d.Failed() || !strings.Contains(strings.Join(d.Changes, "\n"), "cannot be written") {
+		t.Errorf("a baseline with a NaN figure against itself: changes %q", d.Changes)
 	}
 }

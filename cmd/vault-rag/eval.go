@@ -87,7 +87,8 @@ func cmdEval(ctx context.Context, args []string) error {
 	if sw != nil {
 		opts := base
 		opts.Embedder = *embedder
-		return runSweep(ctx, sw, datasets, *root, work, *expansions, *sweepOut, *reportDir, *markdown, opts)
+		return runSweep(ctx, sw, sweepOptions{datasets: datasets, root: *root, work: work, expansions: *expansions,
+			out: *sweepOut, reportDir: *reportDir, markdown: *markdown, eval: opts})
 	}
 	e := evalRun{root: *root, expansions: *expansions, sets: sets, setsUsed: map[string]bool{}, reportDir: *reportDir, reference: *reference,
 		markdown: *markdown, check: *check, update: *update, cfgs: cfgs, base: base}
@@ -285,36 +286,49 @@ func checkQuality(ctx context.Context, ds *eval.Dataset, gate *eval.DatasetRun, 
 	return eval.CheckQuality(gate, run, spec.QualitySD), nil
 }
 
+// sweepOptions are what runSweep needs besides the sweep itself.
+type sweepOptions struct {
+	datasets   []string // --dataset: names or folders
+	root       string   // --root
+	work       string   // where dataset indexes are kept (data/eval)
+	expansions string   // --expansions: a folder of <dataset>.json client expansions
+	out        string   // --sweep-out: where the winner is written ("": experiments/sweep-<name>.yaml)
+	reportDir  string   // --report ("": no report)
+	markdown   bool     // print the tables as markdown
+	eval       eval.Options
+}
+
 // runSweep runs a sweep file over the datasets, prints its tables and writes
-// the winning configuration (and, with --report, the sweep's report).
-func runSweep(ctx context.Context, sw *eval.Sweep, datasets []string, root, work, expansions, out, reportDir string, md bool, opts eval.Options) error {
+// the winning configuration (and, with a report folder, the sweep's report).
+func runSweep(ctx context.Context, sw *eval.Sweep, o sweepOptions) error {
 	var dss []*eval.Dataset
-	for _, name := range datasets {
-		ds, err := loadDataset(root, name, work, expansions)
+	for _, name := range o.datasets {
+		ds, err := loadDataset(o.root, name, o.work, o.expansions)
 		if err != nil {
 			return err
 		}
 		dss = append(dss, ds)
 	}
-	res, err := eval.RunSweep(ctx, sw, dss, opts)
+	res, err := eval.RunSweep(ctx, sw, dss, o.eval)
 	if err != nil {
 		return err
 	}
-	if err := eval.PrintSweep(os.Stdout, res, md); err != nil {
+	if err := eval.PrintSweep(os.Stdout, res, o.markdown); err != nil {
 		return err
 	}
+	out := o.out
 	if out == "" {
-		out = eval.DefaultExperimentPath(root, sw.Name)
+		out = eval.DefaultExperimentPath(o.root, sw.Name)
 	}
 	if err := res.WriteWinner(out); err != nil {
 		return fmt.Errorf("write the winner: %w", err)
 	}
 	fmt.Printf("eval: wrote the winner to %s\n", out)
-	if reportDir != "" {
-		if err := eval.WriteSweepReport(reportDir, res); err != nil {
+	if o.reportDir != "" {
+		if err := eval.WriteSweepReport(o.reportDir, res); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
-		fmt.Printf("eval: wrote the sweep report to %s\n", reportDir)
+		fmt.Printf("eval: wrote the sweep report to %s\n", o.reportDir)
 	}
 	fmt.Fprintf(os.Stderr, "eval: sweep done in %s\n", res.Took.Round(time.Millisecond))
 	return nil
