@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/eval/gate"
+	"github.com/vault-rag/vault-rag/eval/report"
+	"github.com/vault-rag/vault-rag/eval/sweep"
 	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
@@ -38,23 +41,23 @@ func cmdEval(ctx context.Context, args []string) error {
 	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions): configurations that read the client's keywords and answer run with them too; a vault dataset's own client.json is always used")
 	var sets eval.ExpansionDirs
 	fs.Var(&sets, "expansions-variant", `NAME=DIR: a further set of client expansions, DIR/<dataset>.json each: on a dataset with a file there, configurations that read the client's text run with it too, as rows "CONFIG +NAME"; repeatable`)
-	sweep := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
+	sweepFile := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
 	sweepOut := fs.String("sweep-out", "", "where --sweep writes the winning configuration (default experiments/sweep-<name>.yaml under --root)")
-	results := fs.String("results", "", "write the results page rendered from the committed baselines/ to this file (e.g. "+eval.ResultsPage+"); alone, it runs no dataset")
+	results := fs.String("results", "", "write the results page rendered from the committed baselines/ to this file (e.g. "+report.ResultsPage+"); alone, it runs no dataset")
 	setUsage(fs, "[flags]", "Scores every configuration (or those of --config) against labelled queries on each --dataset;\n--check compares with baselines/ and exits 1 if any number moved, --update rewrites them.")
 	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
-	if *sweep != "" && (*check || *update || len(configs) > 0 || len(sets) > 0) {
+	if *sweepFile != "" && (*check || *update || len(configs) > 0 || len(sets) > 0) {
 		return errors.New("--sweep runs its own grid: it excludes --check, --update, --config and --expansions-variant")
 	}
-	if *sweep == "" && *sweepOut != "" {
+	if *sweepFile == "" && *sweepOut != "" {
 		return errors.New("--sweep-out needs --sweep")
 	}
 	if *check && *update {
 		return errors.New("--check and --update exclude each other")
 	}
-	if *results != "" && len(datasets) == 0 && len(configs) == 0 && !*check && !*update && *sweep == "" {
+	if *results != "" && len(datasets) == 0 && len(configs) == 0 && !*check && !*update && *sweepFile == "" {
 		// The page comes from the committed baselines alone: no dataset
 		// needs to run to write it.
 		return writeResults(*root, *results)
@@ -66,10 +69,10 @@ func cmdEval(ctx context.Context, args []string) error {
 	if len(datasets) == 0 {
 		datasets = listFlag{"demo"}
 	}
-	var sw *eval.Sweep
+	var sw *sweep.Sweep
 	var cfgs []*pipeline.Config
-	if *sweep != "" {
-		sw, err = eval.LoadSweep(*sweep, *root)
+	if *sweepFile != "" {
+		sw, err = sweep.Load(*sweepFile, *root)
 	} else {
 		cfgs, err = loadConfigs(*root, configs)
 	}
@@ -102,7 +105,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		e.manifest = reg.Manifest()
 		e.gateModel = e.manifest.GateModel(e.userModel)
 	}
-	var quality []eval.Quality
+	var quality []gate.Quality
 	failed := false
 	for _, name := range datasets {
 		qs, moved, err := e.dataset(ctx, name)
@@ -120,7 +123,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		}
 	}
 	if *reportDir != "" && len(quality) > 0 {
-		if err := eval.WriteQualityReport(*reportDir, quality); err != nil {
+		if err := gate.WriteQualityReport(*reportDir, quality); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 	}
@@ -140,7 +143,7 @@ func cmdEval(ctx context.Context, args []string) error {
 // (after --update, the ones just written).
 func writeResults(root, path string) error {
 	var buf bytes.Buffer
-	if err := eval.RenderResults(&buf, filepath.Join(root, "baselines")); err != nil {
+	if err := report.RenderResults(&buf, filepath.Join(root, "baselines")); err != nil {
 		return err
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
@@ -171,7 +174,7 @@ type evalRun struct {
 // dataset scores the configurations on one dataset and prints the tables;
 // then it writes (--update) or compares (--check) the baseline and checks the
 // users' model against the gate's. failed: --check found numbers that moved.
-func (e *evalRun) dataset(ctx context.Context, name string) (quality []eval.Quality, failed bool, err error) {
+func (e *evalRun) dataset(ctx context.Context, name string) (quality []gate.Quality, failed bool, err error) {
 	ds, err := loadDataset(e.root, name, e.base.WorkDir, e.expansions)
 	if err != nil {
 		return nil, false, err
@@ -198,15 +201,15 @@ func (e *evalRun) dataset(ctx context.Context, name string) (quality []eval.Qual
 	}
 	if e.markdown {
 		fmt.Printf("\n### %s\n\n", ds.Name)
-		err = eval.MarkdownTables(os.Stdout, run, e.reference)
+		err = report.MarkdownTables(os.Stdout, run, e.reference)
 	} else {
-		err = eval.PrintTables(os.Stdout, run, e.reference)
+		err = report.PrintTables(os.Stdout, run, e.reference)
 	}
 	if err != nil {
 		return nil, false, err
 	}
 	if e.reportDir != "" {
-		if err := eval.WriteReport(e.reportDir, run, e.reference); err != nil {
+		if err := report.WriteReport(e.reportDir, run, e.reference); err != nil {
 			return nil, false, fmt.Errorf("write report: %w", err)
 		}
 	}
@@ -220,20 +223,20 @@ func (e *evalRun) dataset(ctx context.Context, name string) (quality []eval.Qual
 // baseline writes the dataset's baseline (--update) or compares the run with
 // it (--check; failed: numbers moved).
 func (e *evalRun) baseline(dataset string, run *eval.DatasetRun) (failed bool, err error) {
-	path := eval.BaselinePath(e.root, dataset)
-	cur := eval.BaselineOf(run)
+	path := gate.BaselinePath(e.root, dataset)
+	cur := gate.BaselineOf(run)
 	switch {
 	case e.update:
-		if err := eval.WriteBaseline(path, cur); err != nil {
+		if err := gate.WriteBaseline(path, cur); err != nil {
 			return false, err
 		}
 		fmt.Printf("eval: wrote %s\n", path)
 	case e.check:
-		old, err := eval.ReadBaseline(path)
+		old, err := gate.ReadBaseline(path)
 		if err != nil {
 			return false, fmt.Errorf("eval --check: %w (write it with `vault-rag eval --update`)", err)
 		}
-		diff := eval.Diff(old, cur)
+		diff := gate.Diff(old, cur)
 		diff.Print(os.Stdout, dataset, path)
 		return diff.Failed(), nil
 	}
@@ -242,14 +245,14 @@ func (e *evalRun) baseline(dataset string, run *eval.DatasetRun) (failed bool, e
 
 // quality checks the users' model against the gate's run and prints the
 // comparison; with --check a model outside the bound fails.
-func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gate *eval.DatasetRun) (qs []eval.Quality, failed bool, err error) {
+func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gateRun *eval.DatasetRun) (qs []gate.Quality, failed bool, err error) {
 	if e.userModel == "" || e.userModel == e.gateModel {
 		return nil, false, nil
 	}
-	if qs, err = checkQuality(ctx, ds, gate, e.cfgs, e.userModel, e.base); err != nil {
+	if qs, err = checkQuality(ctx, ds, gateRun, e.cfgs, e.userModel, e.base); err != nil {
 		return nil, false, err
 	}
-	if err := eval.PrintQuality(os.Stdout, qs, e.markdown); err != nil {
+	if err := gate.PrintQuality(os.Stdout, qs, e.markdown); err != nil {
 		return nil, false, err
 	}
 	for _, q := range qs {
@@ -263,9 +266,9 @@ func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gate *eval.Data
 
 // checkQuality runs the shipped configurations (those of configs/) over a
 // dataset with the users' model and compares them with the gate's run: the
-// model's mean nDCG@10 must stay within eval.QualityBound of its
+// model's mean nDCG@10 must stay within gate.QualityBound of its
 // reference's.
-func checkQuality(ctx context.Context, ds *eval.Dataset, gate *eval.DatasetRun, cfgs []*pipeline.Config, model string, opts eval.Options) ([]eval.Quality, error) {
+func checkQuality(ctx context.Context, ds *eval.Dataset, gateRun *eval.DatasetRun, cfgs []*pipeline.Config, model string, opts eval.Options) ([]gate.Quality, error) {
 	spec, err := opts.Registry.Manifest().Lookup(model)
 	if err != nil {
 		return nil, err
@@ -283,7 +286,7 @@ func checkQuality(ctx context.Context, ds *eval.Dataset, gate *eval.DatasetRun, 
 	if err != nil {
 		return nil, fmt.Errorf("quality check of %s: %w", model, err)
 	}
-	return eval.CheckQuality(gate, run, spec.QualitySD), nil
+	return gate.CheckQuality(gateRun, run, spec.QualitySD), nil
 }
 
 // sweepOptions are what runSweep needs besides the sweep itself.
@@ -300,7 +303,7 @@ type sweepOptions struct {
 
 // runSweep runs a sweep file over the datasets, prints its tables and writes
 // the winning configuration (and, with a report folder, the sweep's report).
-func runSweep(ctx context.Context, sw *eval.Sweep, o sweepOptions) error {
+func runSweep(ctx context.Context, sw *sweep.Sweep, o sweepOptions) error {
 	var dss []*eval.Dataset
 	for _, name := range o.datasets {
 		ds, err := loadDataset(o.root, name, o.work, o.expansions)
@@ -309,23 +312,23 @@ func runSweep(ctx context.Context, sw *eval.Sweep, o sweepOptions) error {
 		}
 		dss = append(dss, ds)
 	}
-	res, err := eval.RunSweep(ctx, sw, dss, o.eval)
+	res, err := sweep.Run(ctx, sw, dss, o.eval)
 	if err != nil {
 		return err
 	}
-	if err := eval.PrintSweep(os.Stdout, res, o.markdown); err != nil {
+	if err := sweep.Print(os.Stdout, res, o.markdown); err != nil {
 		return err
 	}
 	out := o.out
 	if out == "" {
-		out = eval.DefaultExperimentPath(o.root, sw.Name)
+		out = sweep.DefaultExperimentPath(o.root, sw.Name)
 	}
 	if err := res.WriteWinner(out); err != nil {
 		return fmt.Errorf("write the winner: %w", err)
 	}
 	fmt.Printf("eval: wrote the winner to %s\n", out)
 	if o.reportDir != "" {
-		if err := eval.WriteSweepReport(o.reportDir, res); err != nil {
+		if err := report.WriteSweepReport(o.reportDir, res); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 		fmt.Printf("eval: wrote the sweep report to %s\n", o.reportDir)

@@ -1,4 +1,4 @@
-package eval
+package gate
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/internal/table"
 )
 
@@ -47,9 +48,9 @@ func QualityBound(sd float64, n int) float64 {
 // CheckQuality compares a run with a model against a run of the same dataset
 // with its reference, for every configuration both ran (skipped ones are left
 // out), each within QualityBound(sd, queries).
-func CheckQuality(ref, run *DatasetRun, sd float64) []Quality {
+func CheckQuality(ref, run *eval.DatasetRun, sd float64) []Quality {
 	bound := QualityBound(sd, len(run.Dataset.Queries))
-	byName := map[string]*ConfigRun{}
+	byName := map[string]*eval.ConfigRun{}
 	for _, c := range ref.Configs {
 		byName[c.Name] = c
 	}
@@ -112,3 +113,5 @@ func WriteQualityReport(dir string, qs []Quality) error {
 	}
 	return f.Close()
 }
+
+func f4(x float64) string { return fmt.Sprintf("%.4f", x) }

@@ -1,17 +1,19 @@
-package eval
+package gate
 
 import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/vault-rag/vault-rag/eval"
 )
 
 // runOf builds a configuration run from per-query nDCG@10 values (query ids
 // q0, q1, ...) and, optionally, the rank of each query's first relevant note.
-func runOf(name string, ndcg []float64, first []int) *ConfigRun {
-	r := &ConfigRun{Name: name}
+func runOf(name string, ndcg []float64, first []int) *eval.ConfigRun {
+	r := &eval.ConfigRun{Name: name}
 	for i, v := range ndcg {
-		q := QueryRun{ID: fmt.Sprintf("q%d", i), Score: Scores{NDCG: v}}
+		q := eval.QueryRun{ID: fmt.Sprintf("q%d", i), Score: eval.Scores{NDCG: v}}
 		if first != nil && first[i] > 0 {
 			q.RelevantRanks = []int{first[i]}
 		}
@@ -155,11 +157,11 @@ func TestCompareWinsAndLosses(t *testing.T) {
 func TestComparePairsByQueryID(t *testing.T) {
 	base := runOf("base", []float64{0.1, 0.2, 0.3}, nil)
 	// The same three queries in another order, and one the base lacks.
-	other := &ConfigRun{Name: "other", Queries: []QueryRun{
-		{ID: "q2", Score: Scores{NDCG: 0.3}},
-		{ID: "q0", Score: Scores{NDCG: 0.1}},
-		{ID: "extra", Score: Scores{NDCG: 1}},
-		{ID: "q1", Score: Scores{NDCG: 0.2}},
+	other := &eval.ConfigRun{Name: "other", Queries: []eval.QueryRun{
+		{ID: "q2", Score: eval.Scores{NDCG: 0.3}},
+		{ID: "q0", Score: eval.Scores{NDCG: 0.1}},
+		{ID: "extra", Score: eval.Scores{NDCG: 1}},
+		{ID: "q1", Score: eval.Scores{NDCG: 0.2}},
 	}}
 	if c := Compare(base, other); c.Delta != 0 || c.P != 1 {
 		t.Errorf("same scores in another order: Δ %v p %v, want 0 and 1", c.Delta, c.P)

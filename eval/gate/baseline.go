@@ -1,4 +1,9 @@
-package eval
+// Package gate is the regression gate over eval's runs: the committed
+// baselines (baselines/<dataset>.json) and Diff, which compares a run with
+// its baseline and tells real changes from near-tie flips; the paired
+// randomization test between two configurations (Compare); and the quality
+// check of the users' int8 embedder against the gate's fp32 original.
+package gate
 
 import (
 	"bytes"
@@ -14,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
@@ -36,7 +42,7 @@ type Metrics struct {
 	NDCG10   Fixed4 `json:"ndcg@10"`
 }
 
-func metricsOf(s Scores) Metrics {
+func metricsOf(s eval.Scores) Metrics {
 	return Metrics{Fixed4(s.Recall[1]), Fixed4(s.Recall[3]), Fixed4(s.Recall[5]), Fixed4(s.Recall[10]), Fixed4(s.MRR), Fixed4(s.NDCG)}
 }
 
@@ -79,7 +85,7 @@ type BaselineConfig struct {
 }
 
 // BaselineOf turns a run into its committed form.
-func BaselineOf(r *DatasetRun) Baseline {
+func BaselineOf(r *eval.DatasetRun) Baseline {
 	b := Baseline{Dataset: r.Dataset.Name, Embedder: r.Embedder, Queries: len(r.Dataset.Queries), Notes: r.Notes, Chunks: r.Chunks, Stamp: r.Stamp}
 	for _, c := range r.Configs {
 		bc := BaselineConfig{Name: c.Name, Status: "ok"}

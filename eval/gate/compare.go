@@ -1,4 +1,4 @@
-package eval
+package gate
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/vault-rag/vault-rag/eval"
 )
 
 // Permutations is how many sign flips the randomization test draws.
@@ -37,9 +39,9 @@ type Change struct {
 // m queries that differ count: with m ≤ ExactLimit every one of the 2^m
 // assignments is enumerated and p is exact; above it Permutations random
 // assignments are drawn from a seeded generator, so p is reproducible.
-func Compare(base, other *ConfigRun) Comparison {
+func Compare(base, other *eval.ConfigRun) Comparison {
 	c := Comparison{Config: other.Name, Baseline: base.Name, Metric: "ndcg@10"}
-	byID := make(map[string]QueryRun, len(base.Queries))
+	byID := make(map[string]eval.QueryRun, len(base.Queries))
 	for _, q := range base.Queries {
 		byID[q.ID] = q
 	}
@@ -67,7 +69,7 @@ func Compare(base, other *ConfigRun) Comparison {
 	return c
 }
 
-func first10(q QueryRun) int {
+func first10(q eval.QueryRun) int {
 	if len(q.RelevantRanks) == 0 {
 		return 0
 	}
