@@ -236,7 +236,7 @@ func (e *evalRun) baseline(dataset string, run *eval.DatasetRun) (failed bool, e
 		if err != nil {
 			return false, fmt.Errorf("eval --check: %w (write it with `vault-rag eval --update`)", err)
 		}
-		diff := gate.Diff(old, cur)
+		diff := gate.DiffBaseline(old, cur)
 		diff.Print(os.Stdout, dataset, path)
 		return diff.Failed(), nil
 	}

@@ -1,8 +1,11 @@
-// Package gate is the regression gate over eval's runs: the committed
-// baselines (baselines/<dataset>.json) and Diff, which compares a run with
-// its baseline and tells real changes from near-tie flips; the paired
-// randomization test between two configurations (Compare); and the quality
-// check of the users' int8 embedder against the gate's fp32 original.
+// Package gate is the regression gate over eval's runs, and the one place
+// results are compared: the committed baselines (baselines/<dataset>.json)
+// and DiffBaseline, which compares a run with its baseline and tells real
+// changes from near-tie flips (BaselineDiff); CompareRanked, which does the
+// same for a stored ranked list with its scores (RankedDiff, the pipeline's
+// frozen fixtures); ComparePaired, the paired randomization test between two
+// configurations (PairedComparison); and the quality check of the users'
+// int8 embedder against the gate's fp32 original.
 package gate
 
 import (
@@ -166,8 +169,9 @@ func ReadBaseline(path string) (Baseline, error) {
 	return b, nil
 }
 
-// DiffResult is what the gate found.
-type DiffResult struct {
+// BaselineDiff is what the gate found comparing a run with its committed
+// baseline (DiffBaseline); RankedDiff is its counterpart for one ranked list.
+type BaselineDiff struct {
 	// Changes are real differences: the gate fails on any.
 	Changes []string
 	// Flips are differences explained by near-ties that both runs saw: the
@@ -182,12 +186,12 @@ type DiffResult struct {
 
 // TooManyWaved says whether more results were waved through than
 // pipeline.MaxWavedShare allows.
-func (r DiffResult) TooManyWaved() bool {
+func (r BaselineDiff) TooManyWaved() bool {
 	return float64(r.Waved) > pipeline.MaxWavedShare*float64(r.Compared)
 }
 
 // Failed says whether the gate fails: a real change, or too many flips.
-func (r DiffResult) Failed() bool { return len(r.Changes) > 0 || r.TooManyWaved() }
+func (r BaselineDiff) Failed() bool { return len(r.Changes) > 0 || r.TooManyWaved() }
 
 // withoutNearTies is a baseline with the near-tie sets dropped: they describe
 // a run's margins, not its results, and differ at their edges between CPUs.
@@ -199,15 +203,15 @@ func withoutNearTies(b Baseline) Baseline {
 	return b
 }
 
-// Diff compares a committed baseline with a new run, one readable line per
+// DiffBaseline compares a committed baseline with a new run, one readable line per
 // difference. A query whose ranks or nDCG moved is a flip when the notes of a
 // near-tie in the baseline's run are near-tied in this run too (a flip needs
 // the pair within the tolerance on both machines), else a change. A mean
 // that moved is a flip when every query of its configuration that moved is a
 // flip, else a change. Everything else (the dataset, the index stamp, a
 // status, a configuration run or not) must match exactly.
-func Diff(old, cur Baseline) DiffResult {
-	var r DiffResult
+func DiffBaseline(old, cur Baseline) BaselineDiff {
+	var r BaselineDiff
 	r.Compared = compared(old, cur)
 	change := func(format string, args ...any) { r.Changes = append(r.Changes, fmt.Sprintf(format, args...)) }
 	// Equal files are equal results. A baseline that cannot be encoded (a
@@ -427,7 +431,7 @@ func short(s string) string {
 // Print writes what the gate found for one dataset: the near-tie flips it let
 // through and how many of the compared results they are, then the real
 // changes, or that the dataset matches.
-func (r DiffResult) Print(w io.Writer, dataset, path string) {
+func (r BaselineDiff) Print(w io.Writer, dataset, path string) {
 	limit := int(pipeline.MaxWavedShare * float64(r.Compared))
 	fmt.Fprintf(w, "eval --check: %s: %d per-query results compared, %d waved through as near-tie flips (at most %d, 1 %%)\n", dataset, r.Compared, r.Waved, limit)
 	if len(r.Flips) > 0 {

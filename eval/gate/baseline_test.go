@@ -50,7 +50,7 @@ func TestBaselineRoundTripAndNoDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := Diff(back, BaselineOf(evaltest.SampleRun())); len(d.Changes)+len(d.Flips) > 0 {
+	if d := DiffBaseline(back, BaselineOf(evaltest.SampleRun())); len(d.Changes)+len(d.Flips) > 0 {
 		t.Errorf("a baseline read back differs from the run that wrote it: %v", d)
 	}
 	if _, err := ReadBaseline(filepath.Join(t.TempDir(), "missing.json")); err == nil {
@@ -85,7 +85,7 @@ func TestDiff(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cur := evaltest.SampleRun()
 			c.change(cur)
-			d := Diff(BaselineOf(evaltest.SampleRun()), BaselineOf(cur))
+			d := DiffBaseline(BaselineOf(evaltest.SampleRun()), BaselineOf(cur))
 			if len(d.Flips) > 0 {
 				t.Errorf("no near-ties in these runs, yet flips %q", d.Flips)
 			}

@@ -24,7 +24,7 @@ func runOf(name string, ndcg []float64, first []int) *eval.ConfigRun {
 
 func TestCompareIdenticalRuns(t *testing.T) {
 	v := []float64{0.2, 0.9, 0, 1, 0.5}
-	c := Compare(runOf("a", v, []int{3, 1, 0, 1, 2}), runOf("b", v, []int{3, 1, 0, 1, 2}))
+	c := ComparePaired(runOf("a", v, []int{3, 1, 0, 1, 2}), runOf("b", v, []int{3, 1, 0, 1, 2}))
 	if c.P != 1 || c.Delta != 0 || len(c.Wins) != 0 || len(c.Losses) != 0 {
 		t.Errorf("identical runs: Δ %v p %v wins %v losses %v; want 0, 1, none, none", c.Delta, c.P, c.Wins, c.Losses)
 	}
@@ -34,7 +34,7 @@ func TestCompareIdenticalRuns(t *testing.T) {
 }
 
 func TestCompareEmpty(t *testing.T) {
-	c := Compare(runOf("a", nil, nil), runOf("b", nil, nil))
+	c := ComparePaired(runOf("a", nil, nil), runOf("b", nil, nil))
 	if c.P != 1 || c.Delta != 0 {
 		t.Errorf("no queries: Δ %v p %v, want 0 and 1", c.Delta, c.P)
 	}
@@ -49,7 +49,7 @@ func TestCompareLargeConsistentDifference(t *testing.T) {
 		base[i] = 0.4 + 0.01*float64(i%5)
 		other[i] = base[i] + 0.3
 	}
-	c := Compare(runOf("base", base, nil), runOf("other", other, nil))
+	c := ComparePaired(runOf("base", base, nil), runOf("other", other, nil))
 	if math.Abs(c.Delta-0.3) > 1e-12 {
 		t.Errorf("Δ = %v, want 0.3", c.Delta)
 	}
@@ -57,7 +57,7 @@ func TestCompareLargeConsistentDifference(t *testing.T) {
 		t.Errorf("p = %v, want %v", c.P, want)
 	}
 	// The same in the other direction: the test is two-sided.
-	if r := Compare(runOf("other", other, nil), runOf("base", base, nil)); r.P != c.P || math.Abs(r.Delta+0.3) > 1e-12 {
+	if r := ComparePaired(runOf("other", other, nil), runOf("base", base, nil)); r.P != c.P || math.Abs(r.Delta+0.3) > 1e-12 {
 		t.Errorf("reversed: Δ %v p %v, want -0.3 and %v", r.Delta, r.P, c.P)
 	}
 }
@@ -146,9 +146,9 @@ func abs(x int) int {
 func TestCompareWinsAndLosses(t *testing.T) {
 	base := runOf("base", []float64{0.5, 0.5, 0.5, 0.5, 0.5}, []int{2, 0, 3, 1, 4})
 	other := runOf("other", []float64{0.6, 0.6, 0.4, 0.4, 0.5}, []int{1, 5, 0, 2, 4})
-	c := Compare(base, other)
-	wantWins := []Change{{"q0", 2, 1}, {"q1", 0, 5}}
-	wantLosses := []Change{{"q2", 3, 0}, {"q3", 1, 2}}
+	c := ComparePaired(base, other)
+	wantWins := []QueryChange{{"q0", 2, 1}, {"q1", 0, 5}}
+	wantLosses := []QueryChange{{"q2", 3, 0}, {"q3", 1, 2}}
 	if fmt.Sprint(c.Wins) != fmt.Sprint(wantWins) || fmt.Sprint(c.Losses) != fmt.Sprint(wantLosses) {
 		t.Errorf("wins %v losses %v, want %v and %v", c.Wins, c.Losses, wantWins, wantLosses)
 	}
@@ -163,7 +163,7 @@ func TestComparePairsByQueryID(t *testing.T) {
 		{ID: "extra", Score: eval.Scores{NDCG: 1}},
 		{ID: "q1", Score: eval.Scores{NDCG: 0.2}},
 	}}
-	if c := Compare(base, other); c.Delta != 0 || c.P != 1 {
+	if c := ComparePaired(base, other); c.Delta != 0 || c.P != 1 {
 		t.Errorf("same scores in another order: Δ %v p %v, want 0 and 1", c.Delta, c.P)
 	}
 }

@@ -84,7 +84,7 @@ func TestDiffNearTies(t *testing.T) {
 		}(), changes: 1, changeHas: "index stamp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Diff(old, tc.cur)
+			d := DiffBaseline(old, tc.cur)
 			if len(d.Changes) != tc.changes || len(d.Flips) != tc.flips {
 				t.Fatalf("changes %q, flips %q; want %d changes, %d flips", d.Changes, d.Flips, tc.changes, tc.flips)
 			}
@@ -140,7 +140,7 @@ func TestDiffWavedShare(t *testing.T) {
 		{50, 1, true},
 	} {
 		t.Run(fmt.Sprintf("%d of %d", tc.flips, tc.queries), func(t *testing.T) {
-			d := Diff(wideBaseline(tc.queries), flipped(wideBaseline(tc.queries), tc.flips))
+			d := DiffBaseline(wideBaseline(tc.queries), flipped(wideBaseline(tc.queries), tc.flips))
 			if d.Compared != tc.queries || d.Waved != tc.flips {
 				t.Fatalf("compared %d, waved %d; want %d, %d", d.Compared, d.Waved, tc.queries, tc.flips)
 			}
@@ -166,7 +166,7 @@ func TestDiffUnencodable(t *testing.T) {
 	m := *b.Configs[0].Metrics
 	m.NDCG10 = Fixed4(math.NaN())
 	b.Configs[0].Metrics = &m
-	d := Diff(b, b)
+	d := DiffBaseline(b, b)
 	if !d.Failed() || !strings.Contains(strings.Join(d.Changes, "\n"), "cannot be written") {
 		t.Errorf("a baseline with a NaN figure against itself: changes %q", d.Changes)
 	}

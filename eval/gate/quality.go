@@ -60,7 +60,7 @@ func CheckQuality(ref, run *eval.DatasetRun, sd float64) []Quality {
 		if r == nil || r.Skipped != "" || c.Skipped != "" {
 			continue
 		}
-		cmp := Compare(r, c)
+		cmp := ComparePaired(r, c)
 		out = append(out, Quality{
 			Dataset: run.Dataset.Name, Config: c.Name, Model: run.Embedder, Reference: ref.Embedder,
 			ModelNDCG: c.Mean.NDCG, ReferenceNDCG: r.Mean.NDCG, Bound: bound, P: cmp.P,

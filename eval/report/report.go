@@ -138,13 +138,13 @@ func expansionRows(r *eval.DatasetRun) ([]string, [][]string) {
 		}
 		row := []string{name, f4(plain.Mean.NDCG), ndcg(client), "—", "—", ndcg(v[eval.VariantEcho]), ndcg(v[eval.VariantMismatched])}
 		if client != nil {
-			cmp := gate.Compare(plain, client)
+			cmp := gate.ComparePaired(plain, client)
 			row[3], row[4] = fmt.Sprintf("%+.4f", cmp.Delta), fmt.Sprintf("%.4f", cmp.P)
 		}
 		for _, s := range sets {
 			row = append(row, ndcg(v[s]))
 			if other := v[s]; other != nil && client != nil {
-				cmp := gate.Compare(client, other)
+				cmp := gate.ComparePaired(client, other)
 				row = append(row, fmt.Sprintf("%+.4f", cmp.Delta), fmt.Sprintf("%.4f", cmp.P))
 			} else {
 				row = append(row, "—", "—")
@@ -176,7 +176,7 @@ func queryKinds(r *eval.DatasetRun) []string {
 }
 
 // Comparisons pairs every configuration that ran with the reference one.
-func Comparisons(r *eval.DatasetRun, reference string) []gate.Comparison {
+func Comparisons(r *eval.DatasetRun, reference string) []gate.PairedComparison {
 	var base *eval.ConfigRun
 	for _, c := range r.Configs {
 		if c.Name == reference && c.Skipped == "" {
@@ -186,17 +186,17 @@ func Comparisons(r *eval.DatasetRun, reference string) []gate.Comparison {
 	if base == nil {
 		return nil
 	}
-	var out []gate.Comparison
+	var out []gate.PairedComparison
 	for _, c := range r.Configs {
 		if c.Skipped != "" || c == base {
 			continue
 		}
-		out = append(out, gate.Compare(base, c))
+		out = append(out, gate.ComparePaired(base, c))
 	}
 	return out
 }
 
-func compareRows(cs []gate.Comparison) ([]string, [][]string) {
+func compareRows(cs []gate.PairedComparison) ([]string, [][]string) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
@@ -313,7 +313,7 @@ func WriteReport(dir string, r *eval.DatasetRun, reference string) error {
 	return f.Close()
 }
 
-func changes(cs []gate.Change) string {
+func changes(cs []gate.QueryChange) string {
 	if len(cs) == 0 {
 		return "none"
 	}

@@ -181,16 +181,16 @@ func TestExpansionSetRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := gate.Diff(back, b); d.Failed() || len(d.Flips) > 0 {
+	if d := gate.DiffBaseline(back, b); d.Failed() || len(d.Flips) > 0 {
 		t.Errorf("the baseline read back differs: %q %q", d.Changes, d.Flips)
 	}
 	// A baseline recorded without the set fails the gate, naming the row.
 	without := b
 	without.Configs = slices.DeleteFunc(slices.Clone(b.Configs), func(c gate.BaselineConfig) bool { return c.Name == "shipping +oracle" })
-	if d := gate.Diff(without, b); !d.Failed() || !strings.Contains(strings.Join(d.Changes, "\n"), "shipping +oracle: new configuration") {
+	if d := gate.DiffBaseline(without, b); !d.Failed() || !strings.Contains(strings.Join(d.Changes, "\n"), "shipping +oracle: new configuration") {
 		t.Errorf("a baseline without the set's rows: %q", d.Changes)
 	}
-	if d := gate.Diff(b, without); !strings.Contains(strings.Join(d.Changes, "\n"), "shipping +oracle: in the baseline but not run") {
+	if d := gate.DiffBaseline(b, without); !strings.Contains(strings.Join(d.Changes, "\n"), "shipping +oracle: in the baseline but not run") {
 		t.Errorf("a run without the set's rows: %q", d.Changes)
 	}
 }
