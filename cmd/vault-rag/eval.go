@@ -14,7 +14,6 @@ import (
 	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/eval/gate"
 	"github.com/vault-rag/vault-rag/eval/report"
-	"github.com/vault-rag/vault-rag/eval/sweep"
 	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
@@ -41,23 +40,18 @@ func cmdEval(ctx context.Context, args []string) error {
 	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions): configurations that read the client's keywords and answer run with them too; a vault dataset's own client.json is always used")
 	var sets eval.ExpansionDirs
 	fs.Var(&sets, "expansions-variant", `NAME=DIR: a further set of client expansions, DIR/<dataset>.json each: on a dataset with a file there, configurations that read the client's text run with it too, as rows "CONFIG +NAME"; repeatable`)
-	sweepFile := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
-	sweepOut := fs.String("sweep-out", "", "where --sweep writes the winning configuration (default experiments/sweep-<name>.yaml under --root)")
 	results := fs.String("results", "", "write the results page rendered from the committed baselines/ to this file (e.g. "+report.ResultsPage+"); alone, it runs no dataset")
 	setUsage(fs, "[flags]", "Scores every configuration (or those of --config) against labelled queries on each --dataset;\n--check compares with baselines/ and exits 1 if any number moved, --update rewrites them.")
-	if err := parseFlags(fs, args, operands{}); err != nil {
+	if err := movedToSweep(args); err != nil {
 		return err
 	}
-	if *sweepFile != "" && (*check || *update || len(configs) > 0 || len(sets) > 0) {
-		return errors.New("--sweep runs its own grid: it excludes --check, --update, --config and --expansions-variant")
-	}
-	if *sweepFile == "" && *sweepOut != "" {
-		return errors.New("--sweep-out needs --sweep")
+	if err := parseFlags(fs, args, operands{}); err != nil {
+		return err
 	}
 	if *check && *update {
 		return errors.New("--check and --update exclude each other")
 	}
-	if *results != "" && len(datasets) == 0 && len(configs) == 0 && !*check && !*update && *sweepFile == "" {
+	if *results != "" && len(datasets) == 0 && len(configs) == 0 && !*check && !*update {
 		// The page comes from the committed baselines alone: no dataset
 		// needs to run to write it.
 		return writeResults(*root, *results)
@@ -69,13 +63,7 @@ func cmdEval(ctx context.Context, args []string) error {
 	if len(datasets) == 0 {
 		datasets = listFlag{"demo"}
 	}
-	var sw *sweep.Sweep
-	var cfgs []*pipeline.Config
-	if *sweepFile != "" {
-		sw, err = sweep.Load(*sweepFile, *root)
-	} else {
-		cfgs, err = loadConfigs(*root, configs)
-	}
+	cfgs, err := loadConfigs(*root, configs)
 	if err != nil {
 		return err
 	}
@@ -87,12 +75,6 @@ func cmdEval(ctx context.Context, args []string) error {
 	work := filepath.Join(modelSettings().DataDir, "eval")
 	start := time.Now()
 	base := eval.Options{Registry: reg, WorkDir: work, Now: now, Log: func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }}
-	if sw != nil {
-		opts := base
-		opts.Embedder = *embedder
-		return runSweep(ctx, sw, sweepOptions{datasets: datasets, root: *root, work: work, expansions: *expansions,
-			out: *sweepOut, reportDir: *reportDir, markdown: *markdown, eval: opts})
-	}
 	e := evalRun{root: *root, expansions: *expansions, sets: sets, setsUsed: map[string]bool{}, reportDir: *reportDir, reference: *reference,
 		markdown: *markdown, check: *check, update: *update, cfgs: cfgs, base: base}
 	// The gate records with the fp32 original of the users' model; the
@@ -135,6 +117,21 @@ func cmdEval(ctx context.Context, args []string) error {
 	}
 	if failed {
 		return exitError{code: 1, msg: "eval --check: numbers moved; if the change is intended, run `vault-rag eval --update` and commit the diff with its reason"}
+	}
+	return nil
+}
+
+// movedToSweep refuses eval's former --sweep and --sweep-out, which are now
+// the sweep command's, with one line saying so (exit 2).
+func movedToSweep(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (name == "sweep" || name == "sweep-out") {
+			return exitError{code: 2, msg: fmt.Sprintf("vault-rag eval: --%s has moved: run `vault-rag sweep FILE.yaml [--dataset ...] [--sweep-out FILE]`", name)}
+		}
 	}
 	return nil
 }
@@ -287,54 +284,6 @@ func checkQuality(ctx context.Context, ds *eval.Dataset, gateRun *eval.DatasetRu
 		return nil, fmt.Errorf("quality check of %s: %w", model, err)
 	}
 	return gate.CheckQuality(gateRun, run, spec.QualitySD), nil
-}
-
-// sweepOptions are what runSweep needs besides the sweep itself.
-type sweepOptions struct {
-	datasets   []string // --dataset: names or folders
-	root       string   // --root
-	work       string   // where dataset indexes are kept (data/eval)
-	expansions string   // --expansions: a folder of <dataset>.json client expansions
-	out        string   // --sweep-out: where the winner is written ("": experiments/sweep-<name>.yaml)
-	reportDir  string   // --report ("": no report)
-	markdown   bool     // print the tables as markdown
-	eval       eval.Options
-}
-
-// runSweep runs a sweep file over the datasets, prints its tables and writes
-// the winning configuration (and, with a report folder, the sweep's report).
-func runSweep(ctx context.Context, sw *sweep.Sweep, o sweepOptions) error {
-	var dss []*eval.Dataset
-	for _, name := range o.datasets {
-		ds, err := loadDataset(o.root, name, o.work, o.expansions)
-		if err != nil {
-			return err
-		}
-		dss = append(dss, ds)
-	}
-	res, err := sweep.Run(ctx, sw, dss, o.eval)
-	if err != nil {
-		return err
-	}
-	if err := sweep.Print(os.Stdout, res, o.markdown); err != nil {
-		return err
-	}
-	out := o.out
-	if out == "" {
-		out = sweep.DefaultExperimentPath(o.root, sw.Name)
-	}
-	if err := res.WriteWinner(out); err != nil {
-		return fmt.Errorf("write the winner: %w", err)
-	}
-	fmt.Printf("eval: wrote the winner to %s\n", out)
-	if o.reportDir != "" {
-		if err := report.WriteSweepReport(o.reportDir, res); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		fmt.Printf("eval: wrote the sweep report to %s\n", o.reportDir)
-	}
-	fmt.Fprintf(os.Stderr, "eval: sweep done in %s\n", res.Took.Round(time.Millisecond))
-	return nil
 }
 
 // loadDataset reads a dataset by name or folder, with its client

@@ -192,7 +192,7 @@ func DefaultExperimentPath(root, sweepName string) string {
 func (r *Result) WinnerYAML() ([]byte, error) {
 	sw, w := r.Sweep, r.Points[r.Winner]
 	var h strings.Builder
-	fmt.Fprintf(&h, "Written by `vault-rag eval --sweep %s`: the best of %d settings of %s\n", filepath.ToSlash(sw.File), len(r.Points), filepath.ToSlash(sw.BaseFile))
+	fmt.Fprintf(&h, "Written by `vault-rag sweep %s`: the best of %d settings of %s\n", filepath.ToSlash(sw.File), len(r.Points), filepath.ToSlash(sw.BaseFile))
 	fmt.Fprintf(&h, "by mean nDCG@10 over %s.\n", r.datasetNames())
 	fmt.Fprintf(&h, "Setting: %s\n", w.Label(sw))
 	bm, bper := r.BaseMean()

@@ -102,7 +102,7 @@ func TestRunSweepEndToEnd(t *testing.T) {
 		t.Errorf("the written experiment decodes to other stages")
 	}
 	raw, _ := os.ReadFile(out)
-	for _, want := range []string{"# Written by `vault-rag eval --sweep small.yaml`", "cross-validated", "in-sample"} {
+	for _, want := range []string{"# Written by `vault-rag sweep small.yaml`", "cross-validated", "in-sample"} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("the experiment file lacks %q:\n%s", want, raw)
 		}
