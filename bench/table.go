@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
+
+	"github.com/vault-rag/vault-rag/internal/table"
 )
 
 // datasets orders the table's columns from small to large.
@@ -13,7 +14,7 @@ var datasets = []string{"demo", "cranfield", "cacm", "blue-book", "gen-3000", "g
 // Markdown writes the figures as one table per section, a row per figure and
 // a column per dataset, so growth from the demo vault to 30,000 notes reads
 // across a row.
-func (r *Results) Markdown(w io.Writer) {
+func (r *Results) Markdown(w io.Writer) error {
 	fmt.Fprintf(w, "Machine: %s. Run started %s.\n\n", r.Machine, r.Started.Format("2006-01-02 15:04 UTC"))
 	var sections []string
 	seen := map[string]bool{}
@@ -38,8 +39,9 @@ func (r *Results) Markdown(w io.Writer) {
 				cols = append(cols, f.Dataset)
 			}
 		}
-		fmt.Fprintf(w, "**%s**\n\n| figure | %s |\n|---|%s\n", sec, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+		fmt.Fprintf(w, "**%s**\n\n", sec)
 		var names []string
+		var rows [][]string
 		cells := map[string]map[string]string{}
 		for _, f := range r.Figures {
 			if f.Section != sec {
@@ -60,10 +62,13 @@ func (r *Results) Markdown(w io.Writer) {
 				}
 				row = append(row, v)
 			}
-			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+			rows = append(rows, row)
 		}
-		fmt.Fprintln(w)
+		if err := table.Markdown(w, append([]string{"figure"}, cols...), rows); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 func cell(f Figure) string {

@@ -1,6 +1,11 @@
-// Package eval scores retrieval configurations against labelled queries:
-// datasets (the demo vault's queries.json, any BEIR-layout collection), the
-// metrics, the runner, committed baselines and the reports.
+// Package eval is the core of evaluation: it loads datasets (the demo
+// vault's queries.json, a vault dataset folder, any BEIR-layout collection)
+// and their client expansions, indexes them (EnsureIndex), runs
+// configurations over their queries (Run) and scores the rankings (the
+// metrics). Whatever only needs a dataset, such as bench, imports this
+// package alone. The regression gate is eval/gate, the reports and charts
+// eval/report, sweeps and cross-validation eval/sweep; none of them is
+// imported here, so neither is the plotting library.
 package eval
 
 import (
@@ -13,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -283,14 +287,4 @@ func writeBEIRVault(corpus []byte, vault, sum string) error {
 		}
 	}
 	return os.WriteFile(stamp, []byte(sum+"\n"), 0o644)
-}
-
-// relevantSet lists a query's relevant paths in a stable order.
-func (q Query) relevantSet() []string {
-	out := make([]string, 0, len(q.Relevant))
-	for p := range q.Relevant {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -261,9 +261,3 @@ func ReadsExpansions(cfg *pipeline.Config) bool {
 		return ok && r.ReadsExpansions()
 	})
 }
-
-// baseName is a row's configuration name without its variant.
-func baseName(row string) string {
-	name, _, _ := strings.Cut(row, " +")
-	return name
-}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vault-rag/vault-rag/eval/gate"
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/internal/stagetest"
@@ -229,16 +230,16 @@ func encodeFrozen(f frozen) []byte {
 }
 
 // parseScored reads "score path" lines back.
-func parseScored(t *testing.T, lines []string) []pipeline.Scored {
+func parseScored(t *testing.T, lines []string) []gate.Scored {
 	t.Helper()
-	var out []pipeline.Scored
+	var out []gate.Scored
 	for _, l := range lines {
 		score, path, ok := strings.Cut(l, " ")
 		f, err := strconv.ParseFloat(score, 64)
 		if !ok || err != nil {
 			t.Fatalf("fixture line %q is not \"score path\"", l)
 		}
-		out = append(out, pipeline.Scored{Path: path, Score: f})
+		out = append(out, gate.Scored{Path: path, Score: f})
 	}
 	return out
 }
@@ -246,7 +247,7 @@ func parseScored(t *testing.T, lines []string) []pipeline.Scored {
 // TestFrozenBaseline compares search results on the demo vault, with the real
 // embedder, to testdata/frozen.json. The fixture must be of this index (same
 // notes, content, embedder and model file), else the test fails and says what
-// differs. Results are compared by pipeline.CompareRanked: scores within
+// differs. Results are compared by gate.CompareRanked: scores within
 // the configuration's tolerance (pipeline.Tolerance), order exact except among notes that took part in a
 // near-tie in both runs (reported as flips, not failures) — so the test holds
 // on any CPU of the kind and still catches a real change. Where nothing moved
@@ -331,7 +332,7 @@ func TestFrozenBaseline(t *testing.T) {
 					tied[p] = true
 				}
 			}
-			c := pipeline.CompareRanked(parseScored(t, wq.Ranked), parseScored(t, gq.Ranked), tied, tolerance(config(t, name), env))
+			c := gate.CompareRanked(parseScored(t, wq.Ranked), parseScored(t, gq.Ranked), tied, tolerance(config(t, name), env))
 			maxDrift = max(maxDrift, c.Drift)
 			compared += len(wq.Ranked)
 			waved += len(c.Flips)

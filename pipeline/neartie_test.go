@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/vault-rag/vault-rag/models"
@@ -35,61 +34,6 @@ func TestNearTies(t *testing.T) {
 	}
 	if tied := pipeline.TiedNotes(got); len(tied) != 4 || !tied[1] || !tied[2] || !tied[4] || !tied[5] {
 		t.Errorf("tied notes %v, want 1, 2, 4, 5", tied)
-	}
-}
-
-func TestCompareRanked(t *testing.T) {
-	list := func(entries ...any) []pipeline.Scored {
-		var out []pipeline.Scored
-		for i := 0; i < len(entries); i += 2 {
-			out = append(out, pipeline.Scored{Path: entries[i].(string), Score: entries[i+1].(float64)})
-		}
-		return out
-	}
-	base := list("a", 0.90, "b", 0.85, "c", 0.80, "d", 0.75)
-	for _, tc := range []struct {
-		name        string
-		got         []pipeline.Scored
-		tied        []string
-		wantChanges bool
-		wantFlips   int
-		wantDrift   float64
-	}{
-		{name: "identical", got: base},
-		{name: "drift below tolerance", got: list("a", 0.90+tol/2, "b", 0.85, "c", 0.80-tol/4, "d", 0.75), wantDrift: tol / 2},
-		{name: "drift above tolerance", got: list("a", 0.90, "b", 0.85+3*tol, "c", 0.80, "d", 0.75), wantChanges: true, wantDrift: 3 * tol},
-		{name: "flip inside a near-tie", got: list("a", 0.90, "c", 0.80, "b", 0.85, "d", 0.75), tied: []string{"b", "c"}, wantFlips: 2},
-		{name: "flip outside any near-tie", got: list("a", 0.90, "c", 0.80, "b", 0.85, "d", 0.75), wantChanges: true},
-		{name: "a near-tied note may pass one that is not", got: list("a", 0.90, "c", 0.86, "b", 0.85, "d", 0.75), tied: []string{"c"}, wantFlips: 1},
-		{name: "two notes that are not near-tied swap beside one that is", got: list("a", 0.90, "d", 0.75, "c", 0.80, "b", 0.85), tied: []string{"c"}, wantChanges: true},
-		// A flip upstream moves a fused score by a whole rank: the tied note
-		// jumps far, the others keep their order and scores.
-		{name: "near-tied note jumps", got: list("d", 0.95, "a", 0.90, "b", 0.85, "c", 0.80), tied: []string{"d"}, wantFlips: 1},
-		{name: "near-tied note enters at the top and pushes one out of the cut", got: list("e", 0.95, "a", 0.90, "b", 0.85, "c", 0.80), tied: []string{"e"}, wantFlips: 2},
-		{name: "a note leaves with no near-tie", got: list("a", 0.90, "b", 0.85, "c", 0.80, "e", 0.70), wantChanges: true},
-		{name: "list got shorter", got: list("a", 0.90, "b", 0.85, "c", 0.80), wantChanges: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tied := map[string]bool{}
-			for _, p := range tc.tied {
-				tied[p] = true
-			}
-			c := pipeline.CompareRanked(base, tc.got, tied, tol)
-			if (len(c.Changes) > 0) != tc.wantChanges {
-				t.Errorf("changes %q, want changes: %v", c.Changes, tc.wantChanges)
-			}
-			if !tc.wantChanges && len(c.Flips) != tc.wantFlips {
-				t.Errorf("flips %q, want %d", c.Flips, tc.wantFlips)
-			}
-			if d := c.Drift - tc.wantDrift; d > 1e-12 || d < -1e-12 {
-				t.Errorf("drift %g, want %g", c.Drift, tc.wantDrift)
-			}
-			for _, s := range append(c.Changes, c.Flips...) {
-				if strings.TrimSpace(s) == "" {
-					t.Errorf("empty report line in %+v", c)
-				}
-			}
-		})
 	}
 }
 

@@ -75,7 +75,11 @@ func cmdBench(ctx context.Context, args []string) error {
 		return err
 	}
 	defer f.Close()
-	res.Markdown(f)
-	res.Markdown(os.Stdout)
-	return nil
+	if err := res.Markdown(f); err != nil {
+		return fmt.Errorf("write %s.md: %w", *out, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s.md: %w", *out, err)
+	}
+	return res.Markdown(os.Stdout)
 }

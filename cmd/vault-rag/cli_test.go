@@ -32,6 +32,7 @@ func TestStrayArguments(t *testing.T) {
 		{"reindex", notes},
 		{"reindex", "--incremental", "extra"},
 		{"eval", "demo"},
+		{"sweep", "experiments/sweeps/rrf-depth.yaml", "demo"},
 		{"serve", "--transport", "stdio", "x"},
 		{"models", "list"},
 		{"bench", "now"},
@@ -198,7 +199,7 @@ func TestHelpExitsZero(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"-h"}, {"--help"}, {"help"},
-		{"reindex", "-h"}, {"search", "--help"}, {"eval", "-h"}, {"serve", "-h"}, {"gen", "-h"}, {"bench", "-h"},
+		{"reindex", "-h"}, {"search", "--help"}, {"eval", "-h"}, {"sweep", "-h"}, {"serve", "-h"}, {"gen", "-h"}, {"bench", "-h"},
 		{"models", "-h"}, {"models", "fetch", "-h"}, {"models", "import", "-h"},
 	} {
 		r := run(t, dir, "", "", args...)

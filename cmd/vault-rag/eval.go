@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/eval/gate"
+	"github.com/vault-rag/vault-rag/eval/report"
 	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
@@ -38,23 +40,18 @@ func cmdEval(ctx context.Context, args []string) error {
 	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions): configurations that read the client's keywords and answer run with them too; a vault dataset's own client.json is always used")
 	var sets eval.ExpansionDirs
 	fs.Var(&sets, "expansions-variant", `NAME=DIR: a further set of client expansions, DIR/<dataset>.json each: on a dataset with a file there, configurations that read the client's text run with it too, as rows "CONFIG +NAME"; repeatable`)
-	sweep := fs.String("sweep", "", "run the grid of this sweep file (see experiments/sweeps/) with k-fold cross-validation over every --dataset")
-	sweepOut := fs.String("sweep-out", "", "where --sweep writes the winning configuration (default experiments/sweep-<name>.yaml under --root)")
-	results := fs.String("results", "", "write the results page rendered from the committed baselines/ to this file (e.g. "+eval.ResultsPage+"); alone, it runs no dataset")
+	results := fs.String("results", "", "write the results page rendered from the committed baselines/ to this file (e.g. "+report.ResultsPage+"); alone, it runs no dataset")
 	setUsage(fs, "[flags]", "Scores every configuration (or those of --config) against labelled queries on each --dataset;\n--check compares with baselines/ and exits 1 if any number moved, --update rewrites them.")
-	if err := parseFlags(fs, args, operands{}); err != nil {
+	if err := movedToSweep(args); err != nil {
 		return err
 	}
-	if *sweep != "" && (*check || *update || len(configs) > 0 || len(sets) > 0) {
-		return errors.New("--sweep runs its own grid: it excludes --check, --update, --config and --expansions-variant")
-	}
-	if *sweep == "" && *sweepOut != "" {
-		return errors.New("--sweep-out needs --sweep")
+	if err := parseFlags(fs, args, operands{}); err != nil {
+		return err
 	}
 	if *check && *update {
 		return errors.New("--check and --update exclude each other")
 	}
-	if *results != "" && len(datasets) == 0 && len(configs) == 0 && !*check && !*update && *sweep == "" {
+	if *results != "" && len(datasets) == 0 && len(configs) == 0 && !*check && !*update {
 		// The page comes from the committed baselines alone: no dataset
 		// needs to run to write it.
 		return writeResults(*root, *results)
@@ -66,13 +63,7 @@ func cmdEval(ctx context.Context, args []string) error {
 	if len(datasets) == 0 {
 		datasets = listFlag{"demo"}
 	}
-	var sw *eval.Sweep
-	var cfgs []*pipeline.Config
-	if *sweep != "" {
-		sw, err = eval.LoadSweep(*sweep, *root)
-	} else {
-		cfgs, err = loadConfigs(*root, configs)
-	}
+	cfgs, err := loadConfigs(*root, configs)
 	if err != nil {
 		return err
 	}
@@ -84,11 +75,6 @@ func cmdEval(ctx context.Context, args []string) error {
 	work := filepath.Join(modelSettings().DataDir, "eval")
 	start := time.Now()
 	base := eval.Options{Registry: reg, WorkDir: work, Now: now, Log: func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }}
-	if sw != nil {
-		opts := base
-		opts.Embedder = *embedder
-		return runSweep(ctx, sw, datasets, *root, work, *expansions, *sweepOut, *reportDir, *markdown, opts)
-	}
 	e := evalRun{root: *root, expansions: *expansions, sets: sets, setsUsed: map[string]bool{}, reportDir: *reportDir, reference: *reference,
 		markdown: *markdown, check: *check, update: *update, cfgs: cfgs, base: base}
 	// The gate records with the fp32 original of the users' model; the
@@ -101,7 +87,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		e.manifest = reg.Manifest()
 		e.gateModel = e.manifest.GateModel(e.userModel)
 	}
-	var quality []eval.Quality
+	var quality []gate.Quality
 	failed := false
 	for _, name := range datasets {
 		qs, moved, err := e.dataset(ctx, name)
@@ -119,7 +105,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		}
 	}
 	if *reportDir != "" && len(quality) > 0 {
-		if err := eval.WriteQualityReport(*reportDir, quality); err != nil {
+		if err := gate.WriteQualityReport(*reportDir, quality); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 	}
@@ -135,11 +121,26 @@ func cmdEval(ctx context.Context, args []string) error {
 	return nil
 }
 
+// movedToSweep refuses eval's former --sweep and --sweep-out, which are now
+// the sweep command's, with one line saying so (exit 2).
+func movedToSweep(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (name == "sweep" || name == "sweep-out") {
+			return exitError{code: 2, msg: fmt.Sprintf("vault-rag eval: --%s has moved: run `vault-rag sweep FILE.yaml [--dataset ...] [--sweep-out FILE]`", name)}
+		}
+	}
+	return nil
+}
+
 // writeResults writes the results page from root's committed baselines
 // (after --update, the ones just written).
 func writeResults(root, path string) error {
 	var buf bytes.Buffer
-	if err := eval.RenderResults(&buf, filepath.Join(root, "baselines")); err != nil {
+	if err := report.RenderResults(&buf, filepath.Join(root, "baselines")); err != nil {
 		return err
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
@@ -170,7 +171,7 @@ type evalRun struct {
 // dataset scores the configurations on one dataset and prints the tables;
 // then it writes (--update) or compares (--check) the baseline and checks the
 // users' model against the gate's. failed: --check found numbers that moved.
-func (e *evalRun) dataset(ctx context.Context, name string) (quality []eval.Quality, failed bool, err error) {
+func (e *evalRun) dataset(ctx context.Context, name string) (quality []gate.Quality, failed bool, err error) {
 	ds, err := loadDataset(e.root, name, e.base.WorkDir, e.expansions)
 	if err != nil {
 		return nil, false, err
@@ -197,12 +198,15 @@ func (e *evalRun) dataset(ctx context.Context, name string) (quality []eval.Qual
 	}
 	if e.markdown {
 		fmt.Printf("\n### %s\n\n", ds.Name)
-		eval.MarkdownTables(os.Stdout, run, e.reference)
+		err = report.MarkdownTables(os.Stdout, run, e.reference)
 	} else {
-		eval.PrintTables(os.Stdout, run, e.reference)
+		err = report.PrintTables(os.Stdout, run, e.reference)
+	}
+	if err != nil {
+		return nil, false, err
 	}
 	if e.reportDir != "" {
-		if err := eval.WriteReport(e.reportDir, run, e.reference); err != nil {
+		if err := report.WriteReport(e.reportDir, run, e.reference); err != nil {
 			return nil, false, fmt.Errorf("write report: %w", err)
 		}
 	}
@@ -216,20 +220,20 @@ func (e *evalRun) dataset(ctx context.Context, name string) (quality []eval.Qual
 // baseline writes the dataset's baseline (--update) or compares the run with
 // it (--check; failed: numbers moved).
 func (e *evalRun) baseline(dataset string, run *eval.DatasetRun) (failed bool, err error) {
-	path := eval.BaselinePath(e.root, dataset)
-	cur := eval.BaselineOf(run)
+	path := gate.BaselinePath(e.root, dataset)
+	cur := gate.BaselineOf(run)
 	switch {
 	case e.update:
-		if err := eval.WriteBaseline(path, cur); err != nil {
+		if err := gate.WriteBaseline(path, cur); err != nil {
 			return false, err
 		}
 		fmt.Printf("eval: wrote %s\n", path)
 	case e.check:
-		old, err := eval.ReadBaseline(path)
+		old, err := gate.ReadBaseline(path)
 		if err != nil {
 			return false, fmt.Errorf("eval --check: %w (write it with `vault-rag eval --update`)", err)
 		}
-		diff := eval.Diff(old, cur)
+		diff := gate.DiffBaseline(old, cur)
 		diff.Print(os.Stdout, dataset, path)
 		return diff.Failed(), nil
 	}
@@ -238,14 +242,16 @@ func (e *evalRun) baseline(dataset string, run *eval.DatasetRun) (failed bool, e
 
 // quality checks the users' model against the gate's run and prints the
 // comparison; with --check a model outside the bound fails.
-func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gate *eval.DatasetRun) (qs []eval.Quality, failed bool, err error) {
+func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gateRun *eval.DatasetRun) (qs []gate.Quality, failed bool, err error) {
 	if e.userModel == "" || e.userModel == e.gateModel {
 		return nil, false, nil
 	}
-	if qs, err = checkQuality(ctx, ds, gate, e.cfgs, e.userModel, e.base); err != nil {
+	if qs, err = checkQuality(ctx, ds, gateRun, e.cfgs, e.userModel, e.base); err != nil {
 		return nil, false, err
 	}
-	eval.PrintQuality(os.Stdout, qs, e.markdown)
+	if err := gate.PrintQuality(os.Stdout, qs, e.markdown); err != nil {
+		return nil, false, err
+	}
 	for _, q := range qs {
 		if !q.OK() && e.check {
 			failed = true
@@ -257,9 +263,9 @@ func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gate *eval.Data
 
 // checkQuality runs the shipped configurations (those of configs/) over a
 // dataset with the users' model and compares them with the gate's run: the
-// model's mean nDCG@10 must stay within eval.QualityBound of its
+// model's mean nDCG@10 must stay within gate.QualityBound of its
 // reference's.
-func checkQuality(ctx context.Context, ds *eval.Dataset, gate *eval.DatasetRun, cfgs []*pipeline.Config, model string, opts eval.Options) ([]eval.Quality, error) {
+func checkQuality(ctx context.Context, ds *eval.Dataset, gateRun *eval.DatasetRun, cfgs []*pipeline.Config, model string, opts eval.Options) ([]gate.Quality, error) {
 	spec, err := opts.Registry.Manifest().Lookup(model)
 	if err != nil {
 		return nil, err
@@ -277,40 +283,7 @@ func checkQuality(ctx context.Context, ds *eval.Dataset, gate *eval.DatasetRun, 
 	if err != nil {
 		return nil, fmt.Errorf("quality check of %s: %w", model, err)
 	}
-	return eval.CheckQuality(gate, run, spec.QualitySD), nil
-}
-
-// runSweep runs a sweep file over the datasets, prints its tables and writes
-// the winning configuration (and, with --report, the sweep's report).
-func runSweep(ctx context.Context, sw *eval.Sweep, datasets []string, root, work, expansions, out, reportDir string, md bool, opts eval.Options) error {
-	var dss []*eval.Dataset
-	for _, name := range datasets {
-		ds, err := loadDataset(root, name, work, expansions)
-		if err != nil {
-			return err
-		}
-		dss = append(dss, ds)
-	}
-	res, err := eval.RunSweep(ctx, sw, dss, opts)
-	if err != nil {
-		return err
-	}
-	eval.PrintSweep(os.Stdout, res, md)
-	if out == "" {
-		out = eval.DefaultExperimentPath(root, sw.Name)
-	}
-	if err := res.WriteWinner(out); err != nil {
-		return fmt.Errorf("write the winner: %w", err)
-	}
-	fmt.Printf("eval: wrote the winner to %s\n", out)
-	if reportDir != "" {
-		if err := eval.WriteSweepReport(reportDir, res); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		fmt.Printf("eval: wrote the sweep report to %s\n", reportDir)
-	}
-	fmt.Fprintf(os.Stderr, "eval: sweep done in %s\n", res.Took.Round(time.Millisecond))
-	return nil
+	return gate.CheckQuality(gateRun, run, spec.QualitySD), nil
 }
 
 // loadDataset reads a dataset by name or folder, with its client

@@ -20,6 +20,7 @@ commands:
   reindex   build the index of the vault (--incremental re-embeds only changed notes)
   search    search the vault (--demo runs five demo queries side by side)
   eval      score every configuration against labelled queries (--check, --update)
+  sweep     run a sweep file's grid of settings with cross-validation and write the winner
   serve     serve the MCP tools over HTTP (default) or stdio
   status    what is indexed: the vault, its index, the embedder, vector coverage, the last build, the server
   connect   configure an MCP client to start serve (print it, or --write the client's file)
@@ -45,6 +46,7 @@ func main() {
 		"reindex": cmdReindex,
 		"search":  cmdSearch,
 		"eval":    cmdEval,
+		"sweep":   cmdSweep,
 		"serve":   cmdServe,
 		"status":  cmdStatus,
 		"connect": cmdConnect,

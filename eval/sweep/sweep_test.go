@@ -1,21 +1,20 @@
-package eval
+package sweep
 
 import (
-	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/vault-rag/vault-rag/internal/stagetest"
-	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
-// repoRoot holds configs/, experiments/, eval/ and vault/ (tests run in eval/).
-const repoRoot = ".."
+const tol = 1e-12
+
+func near(a, b float64) bool { return math.Abs(a-b) <= tol }
 
 // writeRoot makes a project root with one base configuration.
 func writeRoot(t *testing.T, base string) string {
@@ -71,13 +70,13 @@ func TestParseSweepErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseSweep("s.yaml", []byte(c.src), root)
+			_, err := Parse("s.yaml", []byte(c.src), root)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want it to contain %q", err, c.want)
 			}
 		})
 	}
-	if _, err := ParseSweep("s.yaml", []byte("{{{"), root); err == nil {
+	if _, err := Parse("s.yaml", []byte("{{{"), root); err == nil {
 		t.Error("malformed YAML accepted")
 	}
 }
@@ -85,7 +84,7 @@ func TestParseSweepErrors(t *testing.T) {
 func TestSweepPoints(t *testing.T) {
 	root := writeRoot(t, hybridBase)
 	src := "name: depth\nbase: configs/hybrid.yaml\ngrid:\n  rrf.k: [20, 60]\n  vector.limit: [10, 100]\n  vector.ladder: [[50, 400]]\n"
-	sw, err := ParseSweep("s.yaml", []byte(src), root)
+	sw, err := Parse("s.yaml", []byte(src), root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +118,7 @@ func TestSweepPoints(t *testing.T) {
 	}
 	// A stage written without settings gets a mapping.
 	root2 := writeRoot(t, "name: bare\nstages:\n  - keyword:\n  - vector:\n  - rrf:\n")
-	sw2, err := ParseSweep("s.yaml", []byte("base: hybrid\ngrid:\n  rrf.k: [7]\n"), root2)
+	sw2, err := Parse("s.yaml", []byte("base: hybrid\ngrid:\n  rrf.k: [7]\n"), root2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,194 +282,4 @@ func cloneScores(s [][][]float64) [][][]float64 {
 		}
 	}
 	return out
-}
-
-func TestFrontier(t *testing.T) {
-	pts := []TradeoffPoint{
-		{"fast-poor", 1e6, 0.5},
-		{"slow-good", 9e6, 0.8},
-		{"dominated", 9e6, 0.6},     // as slow as slow-good, worse
-		{"mid", 4e6, 0.7},           // on the frontier
-		{"tie-a", 2e6, 0.6},         // on it
-		{"tie-b", 2e6, 0.6},         // equal to tie-a: both on it
-		{"slower-worse", 5e6, 0.65}, // mid is faster and better
-	}
-	want := []bool{true, true, false, true, true, true, false}
-	if got := Frontier(pts); !reflect.DeepEqual(got, want) {
-		t.Errorf("frontier %v, want %v", got, want)
-	}
-}
-
-// tinyBEIR writes a six-document BEIR collection with five judged queries.
-func tinyBEIR(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "tiny")
-	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	docs := []string{
-		`{"_id": "1", "title": "Wing flutter", "text": "flutter of a swept wing at transonic speed"}`,
-		`{"_id": "2", "title": "Boundary layer", "text": "laminar boundary layer transition on a flat plate"}`,
-		`{"_id": "3", "title": "Heat transfer", "text": "heat transfer to a blunt body in hypersonic flow"}`,
-		`{"_id": "4", "title": "Shock waves", "text": "shock wave interaction with a boundary layer"}`,
-		`{"_id": "5", "title": "Buckling", "text": "buckling of thin cylindrical shells under pressure"}`,
-		`{"_id": "6", "title": "Panel flutter", "text": "panel flutter in supersonic flow"}`,
-	}
-	queries := []string{
-		`{"_id": "a", "text": "flutter of wings"}`,
-		`{"_id": "b", "text": "boundary layer transition"}`,
-		`{"_id": "c", "text": "hypersonic heat transfer"}`,
-		`{"_id": "d", "text": "shell buckling"}`,
-		`{"_id": "e", "text": "shock boundary layer interaction"}`,
-	}
-	qrels := "query-id\tcorpus-id\tscore\na\t1\t2\na\t6\t1\nb\t2\t1\nc\t3\t1\nd\t5\t1\ne\t4\t2\ne\t2\t1\n"
-	for name, content := range map[string]string{
-		"corpus.jsonl":   strings.Join(docs, "\n") + "\n",
-		"queries.jsonl":  strings.Join(queries, "\n") + "\n",
-		"qrels/test.tsv": qrels,
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// demoAndTiny loads the demo vault and a tiny BEIR collection, and returns
-// the work folder the collection was laid out in (the runs' WorkDir).
-func demoAndTiny(t *testing.T) (demo, tiny *Dataset, work string) {
-	t.Helper()
-	demo, err := LoadDemo(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	work = t.TempDir()
-	tiny, err = LoadBEIR(tinyBEIR(t), filepath.Join(work, "tiny"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return demo, tiny, work
-}
-
-// TestRunSweepEndToEnd runs a small grid over the demo vault and a tiny BEIR
-// collection, indexed with the bag-of-words embedder (a few seconds, so it
-// runs under -short too), and writes the winner.
-func TestRunSweepEndToEnd(t *testing.T) {
-	ctx := context.Background()
-	demo, tiny, work := demoAndTiny(t)
-	src := "name: small\nbase: configs/hybrid.yaml\nfolds: 3\nseed: 4\ngrid:\n  rrf.k: [1, 60]\n  keyword.limit: [1, 40]\n"
-	sw, err := ParseSweep("small.yaml", []byte(src), repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{WorkDir: work, IndexWith: stagetest.Embedder(), Models: stagetest.Models{}}
-	res, err := RunSweep(ctx, sw, []*Dataset{demo, tiny}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Points) != 4 || len(res.Runs) != 2 || len(res.Candidates) != 4 {
-		t.Fatalf("%d points, %d runs, %d candidates; want 4, 2, 4", len(res.Points), len(res.Runs), len(res.Candidates))
-	}
-	for d, run := range res.Runs {
-		if len(run.Configs) != 5 {
-			t.Fatalf("dataset %d: %d configurations ran, want the base and 4 points", d, len(run.Configs))
-		}
-		for _, c := range run.Configs {
-			if c.Skipped != "" || len(c.Queries) != len(run.Dataset.Queries) || len(c.Latency) != len(run.Dataset.Queries) {
-				t.Fatalf("%s on %s: skipped %q, %d queries, %d latencies", c.Name, run.Dataset.Name, c.Skipped, len(c.Queries), len(c.Latency))
-			}
-		}
-	}
-	// keyword.limit 1 keeps one keyword hit: it must score differently from
-	// 40 on the demo, or the sweep measured nothing.
-	if res.DatasetMean(0, 0) == res.DatasetMean(0, 1) && res.DatasetMean(0, 2) == res.DatasetMean(0, 3) {
-		t.Error("keyword.limit 1 and 40 scored the same: the grid settings did not reach the runs")
-	}
-	// The winner has the best in-sample objective of all points.
-	for _, p := range res.Candidates {
-		if res.InSample[p] > res.InSample[res.Winner] {
-			t.Errorf("point %d (%.4f) beats the winner %d (%.4f)", p, res.InSample[p], res.Winner, res.InSample[res.Winner])
-		}
-	}
-	// Each fold's choice is the best on the other folds' queries only, and
-	// scores only its fold's queries.
-	for f := 0; f < sw.Folds; f++ {
-		train := func(d, q int) bool { return res.Folds[d][q] != f }
-		best, _ := Objective(res.Scores, res.CV.Chosen[f], train)
-		for _, p := range res.Candidates {
-			if s, _ := Objective(res.Scores, p, train); s > best {
-				t.Errorf("fold %d: chose point %d (%.4f on training), point %d has %.4f", f, res.CV.Chosen[f], best, p, s)
-			}
-		}
-	}
-	for d := range res.Scores {
-		for q, f := range res.Folds[d] {
-			if got, want := res.CV.PerQuery[d][q], res.Scores[d][res.CV.Chosen[f]][q]; got != want {
-				t.Errorf("dataset %d query %d: CV score %v, want %v (fold %d's choice)", d, q, got, want, f)
-			}
-		}
-	}
-	// Run again: the same folds and the same choices.
-	again, err := RunSweep(ctx, sw, []*Dataset{demo, tiny}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(again.Folds, res.Folds) || !reflect.DeepEqual(again.CV.Chosen, res.CV.Chosen) || again.Winner != res.Winner || again.CV.Macro != res.CV.Macro {
-		t.Error("a second run of the same sweep gave other folds or choices")
-	}
-	// The winner round-trips through the strict configuration decoder.
-	out := filepath.Join(t.TempDir(), "experiments", "sweep-small.yaml")
-	if err := res.WriteWinner(out); err != nil {
-		t.Fatal(err)
-	}
-	back, err := pipeline.LoadFile(out)
-	if err != nil {
-		t.Fatalf("the written experiment does not decode: %v", err)
-	}
-	if back.Name != "sweep-small" || !strings.Contains(back.Description, res.Points[res.Winner].Label(sw)) {
-		t.Errorf("written as %q: %q", back.Name, back.Description)
-	}
-	if !reflect.DeepEqual(back.Stages, res.Points[res.Winner].Config.Stages) {
-		t.Errorf("the written experiment decodes to other stages")
-	}
-	raw, _ := os.ReadFile(out)
-	for _, want := range []string{"# Written by `vault-rag eval --sweep small.yaml`", "cross-validated", "in-sample"} {
-		if !strings.Contains(string(raw), want) {
-			t.Errorf("the experiment file lacks %q:\n%s", want, raw)
-		}
-	}
-	// The tables and the report render.
-	var b strings.Builder
-	PrintSweep(&b, res, false)
-	if !strings.Contains(b.String(), "cross-validated (3 folds)") || !strings.Contains(b.String(), "winner: #") || !strings.Contains(b.String(), "leave-one-dataset-out") {
-		t.Errorf("sweep tables:\n%s", b.String())
-	}
-	dir := t.TempDir()
-	if err := WriteSweepReport(dir, res); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"sweep-small.md", "sweep-small-tradeoff.png", "sweep-small-transfer.png"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
-			t.Errorf("report file %s: %v", f, err)
-		}
-	}
-}
-
-func TestWriteReportCharts(t *testing.T) {
-	r := sampleRun()
-	for _, c := range r.Configs {
-		for range c.Queries {
-			c.Latency = append(c.Latency, 3e6)
-		}
-	}
-	r.Configs[0].Name = "shipping"
-	dir := t.TempDir()
-	if err := WriteReport(dir, r, "shipping"); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"tiny-tradeoff.png", "tiny-delta-keyword.png", "tiny.md"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
-			t.Errorf("report file %s: %v", f, err)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"fmt"
@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/eval/sweep"
 	"github.com/vault-rag/vault-rag/internal/measure"
 )
 
@@ -281,7 +283,7 @@ const DeltaChartMax = 30
 // deltaChart draws per-query Δ nDCG@10 of other against base as sorted
 // horizontal bars, each carrying its value; queries that did not move are
 // counted in the title, not drawn.
-func deltaChart(path, dataset string, base, other *ConfigRun) error {
+func deltaChart(path, dataset string, base, other *eval.ConfigRun) error {
 	byID := map[string]float64{}
 	for _, q := range base.Queries {
 		byID[q.ID] = q.Score.NDCG
@@ -398,10 +400,10 @@ func chartName(s string) string {
 
 // writeDatasetCharts writes the quality-latency chart and one Δ chart per
 // configuration against the reference; it returns the files' names.
-func writeDatasetCharts(dir string, r *DatasetRun, reference string) ([]string, error) {
+func writeDatasetCharts(dir string, r *eval.DatasetRun, reference string) ([]string, error) {
 	var out []string
 	var pts []TradeoffPoint
-	var ref *ConfigRun
+	var ref *eval.ConfigRun
 	for _, c := range r.Configs {
 		if c.Skipped != "" {
 			continue
@@ -438,7 +440,7 @@ func writeDatasetCharts(dir string, r *DatasetRun, reference string) ([]string, 
 // sweep-<name>-tradeoff.png (mean nDCG@10 against p50 latency, a point per
 // grid setting and the base) and sweep-<name>-transfer.png (transferChart)
 // under dir.
-func WriteSweepReport(dir string, r *SweepResult) error {
+func WriteSweepReport(dir string, r *sweep.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -464,15 +466,17 @@ func WriteSweepReport(dir string, r *SweepResult) error {
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "# sweep %s\n\n![tradeoff](%s-tradeoff.png)\n![transfer](%s-transfer.png)\n", r.Sweep.Name, name, name)
-	PrintSweep(f, r, true)
-	return nil
+	if err := sweep.Print(f, r, true); err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // transferChart draws, per dataset, the base's nDCG@10 beside the chosen
 // setting's in-sample figure, its k-fold estimate and its
 // leave-one-dataset-out estimate: a family that only wins where it was tuned
 // shows its in-sample bar above the base and its leave-one-out bar below.
-func transferChart(path string, r *SweepResult) error {
+func transferChart(path string, r *sweep.Result) error {
 	_, bper := r.BaseMean()
 	names := make([]string, len(r.Runs))
 	series := []barSeries{{name: "base " + r.Sweep.Base.Name}, {name: "chosen, in-sample"}, {name: fmt.Sprintf("%d-fold CV", r.Sweep.Folds)}, {name: "leave-one-dataset-out"}}

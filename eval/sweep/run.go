@@ -1,4 +1,4 @@
-package eval
+package sweep
 
 import (
 	"context"
@@ -9,17 +9,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/internal/measure"
+	"github.com/vault-rag/vault-rag/internal/table"
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
-// SweepResult is a sweep run over several datasets.
-type SweepResult struct {
+// Result is a sweep run over several datasets.
+type Result struct {
 	Sweep  *Sweep
 	Points []*Point
 	// Runs holds one run per dataset: Configs[0] is the base configuration
 	// (a reference, never a candidate), Configs[1+p] grid point p.
-	Runs []*DatasetRun
+	Runs []*eval.DatasetRun
 	// Folds[d][q] is the fold of query q of dataset d.
 	Folds [][]int
 	// Scores[d][p][q] is nDCG@10 of query q of dataset d under point p.
@@ -41,10 +43,10 @@ type SweepResult struct {
 	Took time.Duration
 }
 
-// RunSweep indexes each dataset once, runs the base and every grid point over
+// Run indexes each dataset once, runs the base and every grid point over
 // it (the runner of Run, so latency is recorded per configuration), and
 // cross-validates the choice of point.
-func RunSweep(ctx context.Context, sw *Sweep, datasets []*Dataset, opts Options) (*SweepResult, error) {
+func Run(ctx context.Context, sw *Sweep, datasets []*eval.Dataset, opts eval.Options) (*Result, error) {
 	start := time.Now()
 	points, err := sw.Points()
 	if err != nil {
@@ -58,7 +60,7 @@ func RunSweep(ctx context.Context, sw *Sweep, datasets []*Dataset, opts Options)
 	for _, p := range points {
 		cfgs = append(cfgs, p.Config)
 	}
-	res := &SweepResult{Sweep: sw, Points: points}
+	res := &Result{Sweep: sw, Points: points}
 	o := opts
 	o.Configs = cfgs
 	o.Variants = []string{sw.Expansions}
@@ -66,7 +68,7 @@ func RunSweep(ctx context.Context, sw *Sweep, datasets []*Dataset, opts Options)
 		if sw.Expansions != "" && ds.Expansions == nil {
 			return nil, fmt.Errorf("sweep %s scores with the client's expansions, and dataset %s has none (pass --expansions DIR, or put client.json in its folder)", sw.Name, ds.Name)
 		}
-		run, err := Run(ctx, ds, o)
+		run, err := eval.Run(ctx, ds, o)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +121,7 @@ func RunSweep(ctx context.Context, sw *Sweep, datasets []*Dataset, opts Options)
 // selectionOf is the selection rule over runs: vault datasets decide,
 // classic collections guard against a loss to the base (Configs[0]). When no
 // dataset is a vault, every dataset decides.
-func selectionOf(runs []*DatasetRun) Selection {
+func selectionOf(runs []*eval.DatasetRun) Selection {
 	sel := Selection{Decides: make([]bool, len(runs)), Base: make([]float64, len(runs)), BaseQueries: make([][]float64, len(runs))}
 	vaults := 0
 	for d, run := range runs {
@@ -141,12 +143,12 @@ func selectionOf(runs []*DatasetRun) Selection {
 }
 
 // DatasetMean is point p's mean nDCG@10 over dataset d's queries.
-func (r *SweepResult) DatasetMean(d, p int) float64 {
+func (r *Result) DatasetMean(d, p int) float64 {
 	return r.Runs[d].Configs[1+p].Mean.NDCG
 }
 
 // BaseMean is the base configuration's macro mean nDCG@10, and per dataset.
-func (r *SweepResult) BaseMean() (float64, []float64) {
+func (r *Result) BaseMean() (float64, []float64) {
 	per := make([]float64, len(r.Runs))
 	m := 0.0
 	for d, run := range r.Runs {
@@ -158,7 +160,7 @@ func (r *SweepResult) BaseMean() (float64, []float64) {
 
 // P50 is point p's median query latency over every dataset's queries
 // (p = -1: the base).
-func (r *SweepResult) P50(p int) time.Duration {
+func (r *Result) P50(p int) time.Duration {
 	var all []time.Duration
 	for _, run := range r.Runs {
 		all = append(all, run.Configs[1+p].Latency...)
@@ -166,7 +168,7 @@ func (r *SweepResult) P50(p int) time.Duration {
 	return measure.Percentile(all, 50)
 }
 
-func (r *SweepResult) datasetNames() string {
+func (r *Result) datasetNames() string {
 	parts := make([]string, len(r.Runs))
 	for d, run := range r.Runs {
 		parts[d] = fmt.Sprintf("%s (%d queries)", run.Dataset.Name, len(run.Dataset.Queries))
@@ -175,7 +177,7 @@ func (r *SweepResult) datasetNames() string {
 }
 
 // ExperimentName is the winner's configuration name.
-func (r *SweepResult) ExperimentName() string { return experimentName(r.Sweep.Name) }
+func (r *Result) ExperimentName() string { return experimentName(r.Sweep.Name) }
 
 // experimentName is the configuration name of a sweep's winner.
 func experimentName(sweep string) string { return "sweep-" + sweep }
@@ -187,10 +189,10 @@ func DefaultExperimentPath(root, sweepName string) string {
 
 // WinnerYAML is the winning point as an experiment file, with a header
 // saying how it was chosen and what to expect of it.
-func (r *SweepResult) WinnerYAML() ([]byte, error) {
+func (r *Result) WinnerYAML() ([]byte, error) {
 	sw, w := r.Sweep, r.Points[r.Winner]
 	var h strings.Builder
-	fmt.Fprintf(&h, "Written by `vault-rag eval --sweep %s`: the best of %d settings of %s\n", filepath.ToSlash(sw.File), len(r.Points), filepath.ToSlash(sw.BaseFile))
+	fmt.Fprintf(&h, "Written by `vault-rag sweep %s`: the best of %d settings of %s\n", filepath.ToSlash(sw.File), len(r.Points), filepath.ToSlash(sw.BaseFile))
 	fmt.Fprintf(&h, "by mean nDCG@10 over %s.\n", r.datasetNames())
 	fmt.Fprintf(&h, "Setting: %s\n", w.Label(sw))
 	bm, bper := r.BaseMean()
@@ -212,7 +214,7 @@ func (r *SweepResult) WinnerYAML() ([]byte, error) {
 	return sw.Experiment(w, r.ExperimentName(), desc, h.String())
 }
 
-func (r *SweepResult) perDataset(get func(d int) float64, macro float64) string {
+func (r *Result) perDataset(get func(d int) float64, macro float64) string {
 	parts := make([]string, 0, len(r.Runs)+1)
 	for d, run := range r.Runs {
 		parts = append(parts, fmt.Sprintf("%s %.4f", run.Dataset.Name, get(d)))
@@ -225,7 +227,7 @@ func (r *SweepResult) perDataset(get func(d int) float64, macro float64) string 
 
 // WriteWinner writes the winning point as an experiment file and checks it
 // decodes, strictly, into the very configuration that was scored.
-func (r *SweepResult) WriteWinner(path string) error {
+func (r *Result) WriteWinner(path string) error {
 	raw, err := r.WinnerYAML()
 	if err != nil {
 		return err
@@ -256,11 +258,17 @@ func sameStages(a, b *pipeline.Config) error {
 	return nil
 }
 
-// SweepTables are the sweep's tables: every point, each fold's choice, and
-// the summary (base, best in-sample, cross-validated).
-func SweepTables(r *SweepResult) [][2]any {
+// Table is one of a sweep's tables: its header and its rows of cells.
+type Table struct {
+	Head []string
+	Rows [][]string
+}
+
+// Tables are the sweep's tables: every point, each fold's choice, the
+// summary (base, best in-sample, cross-validated) and leave-one-dataset-out.
+func Tables(r *Result) []Table {
 	sw := r.Sweep
-	var out [][2]any
+	var out []Table
 	// Grid.
 	head := []string{"#"}
 	for _, a := range sw.Axes {
@@ -304,7 +312,7 @@ func SweepTables(r *SweepResult) [][2]any {
 		row = append(row, fmt.Sprintf("%.1f", measure.Millis(r.P50(p))), mark)
 		rows = append(rows, row)
 	}
-	out = append(out, [2]any{head, rows})
+	out = append(out, Table{head, rows})
 	// Folds.
 	head = []string{"fold", "queries", "chosen", "training nDCG@10"}
 	for _, run := range r.Runs {
@@ -330,7 +338,7 @@ func SweepTables(r *SweepResult) [][2]any {
 		}
 		rows = append(rows, row)
 	}
-	out = append(out, [2]any{head, rows})
+	out = append(out, Table{head, rows})
 	// Summary.
 	head = []string{"nDCG@10"}
 	for _, run := range r.Runs {
@@ -358,7 +366,7 @@ func SweepTables(r *SweepResult) [][2]any {
 		line("leave-one-dataset-out", func(d int) float64 { return r.LODO.Estimate[d] }, mean(r.LODO.Estimate)),
 		line("in-sample − CV", func(d int) float64 { return r.DatasetMean(d, win) - r.CV.Estimate[d] }, r.InSample[win]-r.CV.Macro),
 	}
-	out = append(out, [2]any{head, rows})
+	out = append(out, Table{head, rows})
 	// Leave one dataset out: what the rule picks without each dataset.
 	head = []string{"left out", "role", "chosen on the others", "its nDCG@10 there", "base there", "Δ"}
 	rows = nil
@@ -369,29 +377,33 @@ func SweepTables(r *SweepResult) [][2]any {
 		}
 		rows = append(rows, []string{run.Dataset.Name, role, pointName(r, r.LODO.Chosen[d]), f4(r.LODO.Estimate[d]), f4(bper[d]), fmt.Sprintf("%+.4f", r.LODO.Estimate[d]-bper[d])})
 	}
-	out = append(out, [2]any{head, rows})
+	out = append(out, Table{head, rows})
 	return out
 }
 
-func pointName(r *SweepResult, p int) string {
+func pointName(r *Result, p int) string {
 	if p < 0 {
 		return "none qualifies: the base (" + r.Sweep.Base.Name + ") stays"
 	}
 	return fmt.Sprintf("#%d %s", p, r.Points[p].Label(r.Sweep))
 }
 
-// PrintSweep writes the sweep's tables; markdown when md is set.
-func PrintSweep(w io.Writer, r *SweepResult, md bool) {
+// Print writes the sweep's tables; markdown when md is set.
+func Print(w io.Writer, r *Result, md bool) error {
 	sw := r.Sweep
 	fmt.Fprintf(w, "\nsweep %s: %d settings of %s over %s; %d folds, seed %d; took %s\n", sw.Name, len(r.Points), filepath.ToSlash(sw.BaseFile), r.datasetNames(), sw.Folds, sw.Seed, r.Took.Round(time.Second))
-	for _, t := range SweepTables(r) {
-		head, rows := t[0].([]string), t[1].([][]string)
+	for _, t := range Tables(r) {
+		render := table.Terminal
 		if md {
 			fmt.Fprintln(w)
-			writeMD(w, head, rows)
-		} else {
-			printTable(w, head, rows)
+			render = table.Markdown
+		}
+		if err := render(w, t.Head, t.Rows); err != nil {
+			return err
 		}
 	}
-	fmt.Fprintf(w, "winner: %s\n", pointName(r, r.Winner))
+	_, err := fmt.Fprintf(w, "winner: %s\n", pointName(r, r.Winner))
+	return err
 }
+
+func f4(x float64) string { return fmt.Sprintf("%.4f", x) }

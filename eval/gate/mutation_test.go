@@ -1,4 +1,4 @@
-package eval_test
+package gate_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/eval/gate"
 	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
@@ -107,8 +108,8 @@ func (m recorderModels) CrossEncoder(context.Context, string) (stages.PairScorer
 	return nil, fmt.Errorf("%w: no cross-encoder in this test", models.ErrNotInstalled)
 }
 
-// repoRoot holds configs/ and the demo vault (tests run in eval/).
-const repoRoot = ".."
+// repoRoot holds configs/ and the demo vault (tests run in eval/gate/).
+const repoRoot = "../.."
 
 // gateConfigs are the shipped configurations the mutation test runs.
 func gateConfigs(t *testing.T) []*pipeline.Config {
@@ -152,7 +153,7 @@ func mutate(t *testing.T, cfgs []*pipeline.Config, name, old, new string) []*pip
 }
 
 // TestGateMutations runs the regression gate (a baseline of the demo vault
-// with the real gate embedder, then eval.Diff) against real changes and
+// with the real gate embedder, then gate.DiffBaseline) against real changes and
 // against another CPU. Each change must fail it: an RRF k, a title weight, a
 // chunking rule, one edited note. Another CPU alone, simulated by noise five
 // times the fp32 drift measured between an AMD EPYC (AVX2) and an Intel Xeon
@@ -193,8 +194,8 @@ func TestGateMutations(t *testing.T) {
 	}
 	cfgs := gateConfigs(t)
 	baseRun := run(ds, cfgs, recorder{})
-	base := eval.BaselineOf(baseRun)
-	if again := eval.Diff(base, eval.BaselineOf(run(ds, cfgs, recorder{}))); again.Failed() || len(again.Flips) > 0 {
+	base := gate.BaselineOf(baseRun)
+	if again := gate.DiffBaseline(base, gate.BaselineOf(run(ds, cfgs, recorder{}))); again.Failed() || len(again.Flips) > 0 {
 		t.Fatalf("the same run twice differs: %v %v", again.Changes, again.Flips)
 	}
 
@@ -226,7 +227,7 @@ func TestGateMutations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cur := run(tc.ds, tc.cfgs, tc.r)
-			d := eval.Diff(base, eval.BaselineOf(cur))
+			d := gate.DiffBaseline(base, gate.BaselineOf(cur))
 			if !d.Failed() {
 				t.Fatalf("the gate passed a real change (%d compared, %d waved)", d.Compared, d.Waved)
 			}
@@ -241,7 +242,7 @@ func TestGateMutations(t *testing.T) {
 		if drift == 0 || drift > 2e-5 {
 			t.Fatalf("the simulated CPU moved vector scores by %.2g; want a drift of a few 1e-6", drift)
 		}
-		d := eval.Diff(base, eval.BaselineOf(cur))
+		d := gate.DiffBaseline(base, gate.BaselineOf(cur))
 		if d.Failed() {
 			t.Fatalf("the gate failed on noise of %.0g (vector scores moved by at most %.2g): %v", sigma, drift, d.Changes)
 		}

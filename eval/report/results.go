@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"encoding/json"
@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/eval/gate"
+	"github.com/vault-rag/vault-rag/internal/table"
 )
 
 // ResultsPage is where the generated results page lives, relative to the
@@ -42,13 +42,13 @@ func RenderResults(w io.Writer, baselineDir string) error {
 	b.WriteString("The shipping configuration (`configs/shipping.yaml`) on each dataset: without the caller's help " +
 		"(the question alone, what the command line and a client that sends only `query` get) and with it " +
 		"(`+client`: the question with the keywords and hypothetical answer a language model wrote for it).\n\n")
-	if err := mdTableTo(&b, summaryHead, summaryOf(bs)); err != nil {
+	if err := table.Markdown(&b, summaryHead, summaryOf(bs)); err != nil {
 		return err
 	}
 	b.WriteString("Every configuration's nDCG@10 on every dataset, from the question alone, with its difference from " +
 		"shipping's in brackets (the datasets' own sections below have every measure):\n\n")
 	head, rows := acrossOf(bs)
-	if err := mdTableTo(&b, head, rows); err != nil {
+	if err := table.Markdown(&b, head, rows); err != nil {
 		return err
 	}
 	for _, bl := range bs {
@@ -76,7 +76,7 @@ var summaryHead = []string{"dataset", "queries", "notes", "nDCG@10", "nDCG@10 +c
 
 // baselineFile is a baseline with the file it came from.
 type baselineFile struct {
-	Baseline
+	gate.Baseline
 	file string
 }
 
@@ -104,7 +104,7 @@ func readBaselines(dir string) ([]baselineFile, error) {
 		if probe.Dataset == "" {
 			continue
 		}
-		b, err := ReadBaseline(p)
+		b, err := gate.ReadBaseline(p)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +117,7 @@ func readBaselines(dir string) ([]baselineFile, error) {
 func summaryOf(bs []baselineFile) [][]string {
 	var rows [][]string
 	for _, b := range bs {
-		plain, client := b.config(shippingName), b.config(VariantName(shippingName, VariantClient))
+		plain, client := b.config(shippingName), b.config(eval.VariantName(shippingName, eval.VariantClient))
 		rows = append(rows, []string{b.Dataset, fmt.Sprint(b.Queries), fmt.Sprint(b.Notes),
 			metric(plain, nDCGOf), metric(client, nDCGOf), metric(plain, recall10Of), metric(client, recall10Of), metric(plain, mrrOf), metric(client, mrrOf)})
 	}
@@ -175,7 +175,7 @@ func shippingFirst(a, b string) int {
 }
 
 // config is the named configuration's figures, nil when it did not run.
-func (b baselineFile) config(name string) *Metrics {
+func (b baselineFile) config(name string) *gate.Metrics {
 	for _, c := range b.Configs {
 		if c.Name == name {
 			return c.Metrics
@@ -184,12 +184,12 @@ func (b baselineFile) config(name string) *Metrics {
 	return nil
 }
 
-func nDCGOf(m Metrics) Fixed4     { return m.NDCG10 }
-func recall10Of(m Metrics) Fixed4 { return m.Recall10 }
-func mrrOf(m Metrics) Fixed4      { return m.MRR10 }
+func nDCGOf(m gate.Metrics) gate.Fixed4     { return m.NDCG10 }
+func recall10Of(m gate.Metrics) gate.Fixed4 { return m.Recall10 }
+func mrrOf(m gate.Metrics) gate.Fixed4      { return m.MRR10 }
 
 // metric is one figure of m, "—" when m did not run.
-func metric(m *Metrics, f func(Metrics) Fixed4) string {
+func metric(m *gate.Metrics, f func(gate.Metrics) gate.Fixed4) string {
 	if m == nil {
 		return "—"
 	}
@@ -198,7 +198,7 @@ func metric(m *Metrics, f func(Metrics) Fixed4) string {
 
 var metricsHead = []string{"R@1", "R@3", "R@5", "R@10", "MRR@10", "nDCG@10"}
 
-func metricCells(m Metrics) []string {
+func metricCells(m gate.Metrics) []string {
 	return []string{f4(float64(m.Recall1)), f4(float64(m.Recall3)), f4(float64(m.Recall5)), f4(float64(m.Recall10)), f4(float64(m.MRR10)), f4(float64(m.NDCG10))}
 }
 
@@ -206,9 +206,9 @@ func metricCells(m Metrics) []string {
 // (shipping first, then by name), the runs with each expansion variant by
 // configuration, and the skipped ones grouped by their reason.
 type datasetRows struct {
-	plain    []BaselineConfig
-	variants map[string]map[string]BaselineConfig // configuration → variant → run
-	readers  []string                             // configurations run with variants, by name
+	plain    []gate.BaselineConfig
+	variants map[string]map[string]gate.BaselineConfig // configuration → variant → run
+	readers  []string                                  // configurations run with variants, by name
 	// sets are the variants that are further expansion sets
 	// (--expansions-variant), not built-in ones, by name: only a baseline
 	// recorded with such a set has them.
@@ -216,8 +216,8 @@ type datasetRows struct {
 	skipped map[string][]string // reason → configurations
 }
 
-func rowsOf(b Baseline) datasetRows {
-	r := datasetRows{variants: map[string]map[string]BaselineConfig{}, skipped: map[string][]string{}}
+func rowsOf(b gate.Baseline) datasetRows {
+	r := datasetRows{variants: map[string]map[string]gate.BaselineConfig{}, skipped: map[string][]string{}}
 	for _, c := range b.Configs {
 		if reason, ok := strings.CutPrefix(c.Status, "skipped: "); ok || c.Metrics == nil {
 			if !ok {
@@ -232,16 +232,16 @@ func rowsOf(b Baseline) datasetRows {
 			continue
 		}
 		if r.variants[name] == nil {
-			r.variants[name] = map[string]BaselineConfig{}
+			r.variants[name] = map[string]gate.BaselineConfig{}
 			r.readers = append(r.readers, name)
 		}
 		r.variants[name][variant] = c
-		if !slices.Contains(Variants, variant) && !slices.Contains(r.sets, variant) {
+		if !slices.Contains(eval.Variants, variant) && !slices.Contains(r.sets, variant) {
 			r.sets = append(r.sets, variant)
 		}
 	}
 	slices.Sort(r.sets)
-	slices.SortStableFunc(r.plain, func(a, b BaselineConfig) int { return shippingFirst(a.Name, b.Name) })
+	slices.SortStableFunc(r.plain, func(a, b gate.BaselineConfig) int { return shippingFirst(a.Name, b.Name) })
 	slices.SortFunc(r.readers, shippingFirst)
 	return r
 }
@@ -257,7 +257,7 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 	for _, c := range r.plain {
 		rows = append(rows, append([]string{c.Name}, metricCells(*c.Metrics)...))
 	}
-	if err := mdTableTo(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
+	if err := table.Markdown(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
 		return err
 	}
 	for _, reason := range slices.Sorted(maps.Keys(r.skipped)) {
@@ -276,7 +276,7 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 		}
 		b.WriteString(" nDCG@10:\n\n")
 		head := []string{"configuration", "without", "+client", "Δ"}
-		others := append([]string{VariantEcho, VariantMismatched}, r.sets...)
+		others := append([]string{eval.VariantEcho, eval.VariantMismatched}, r.sets...)
 		for _, v := range others {
 			head = append(head, "+"+v)
 		}
@@ -284,7 +284,7 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 		for _, name := range r.readers {
 			plain := bl.config(name)
 			row := []string{name, metric(plain, nDCGOf)}
-			client, ok := r.variants[name][VariantClient]
+			client, ok := r.variants[name][eval.VariantClient]
 			if ok {
 				row = append(row, metric(client.Metrics, nDCGOf))
 			} else {
@@ -305,19 +305,19 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 			}
 			rows = append(rows, row)
 		}
-		if err := mdTableTo(b, head, rows); err != nil {
+		if err := table.Markdown(b, head, rows); err != nil {
 			return err
 		}
 		b.WriteString("Every measure of those runs:\n\n")
 		rows = nil
 		for _, name := range r.readers {
-			for _, v := range append(slices.Clone(Variants), r.sets...) {
+			for _, v := range append(slices.Clone(eval.Variants), r.sets...) {
 				if c, ok := r.variants[name][v]; ok {
 					rows = append(rows, append([]string{c.Name}, metricCells(*c.Metrics)...))
 				}
 			}
 		}
-		if err := mdTableTo(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
+		if err := table.Markdown(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
 			return err
 		}
 	}
@@ -337,7 +337,7 @@ func renderSet(b *strings.Builder, r datasetRows, set string) error {
 	kinds := kindsOf(r)
 	head := append([]string{"configuration", "all"}, kinds...)
 	var rows [][]string
-	cells := func(label string, m Metrics, byKind map[string]Metrics) []string {
+	cells := func(label string, m gate.Metrics, byKind map[string]gate.Metrics) []string {
 		row := []string{label, f4(float64(m.NDCG10))}
 		for _, k := range kinds {
 			if km, ok := byKind[k]; ok {
@@ -353,7 +353,7 @@ func renderSet(b *strings.Builder, r datasetRows, set string) error {
 		if !ok {
 			continue
 		}
-		client, hasClient := r.variants[name][VariantClient]
+		client, hasClient := r.variants[name][eval.VariantClient]
 		if hasClient {
 			rows = append(rows, cells(client.Name, *client.Metrics, client.ByKind))
 		}
@@ -379,7 +379,7 @@ func renderSet(b *strings.Builder, r datasetRows, set string) error {
 	fmt.Fprintf(b, "### `+%s` against `+client`\n\n", set)
 	fmt.Fprintf(b, "The expansion set `%s` ([evaluation.md](evaluation.md#further-expansion-sets)) against the client's own "+
 		"expansions, for each configuration run with both: nDCG@10 over all questions and by kind, and the difference (Δ: `+%s` − `+client`):\n\n", set, set)
-	return mdTableTo(b, head, rows)
+	return table.Markdown(b, head, rows)
 }
 
 // kindsOf are the kinds of question of a baseline's plain runs, sorted.
@@ -413,7 +413,7 @@ func renderKinds(b *strings.Builder, r datasetRows) error {
 	b.WriteString("### By kind of question\n\nnDCG@10 of each kind of question, without and with (`+client`) the client's expansions:\n\n")
 	head := append([]string{"configuration"}, kinds...)
 	var rows [][]string
-	add := func(c BaselineConfig) {
+	add := func(c gate.BaselineConfig) {
 		row := []string{c.Name}
 		for _, k := range kinds {
 			if m, ok := c.ByKind[k]; ok {
@@ -426,32 +426,9 @@ func renderKinds(b *strings.Builder, r datasetRows) error {
 	}
 	for _, c := range r.plain {
 		add(c)
-		if v, ok := r.variants[c.Name][VariantClient]; ok {
+		if v, ok := r.variants[c.Name][eval.VariantClient]; ok {
 			add(v)
 		}
 	}
-	return mdTableTo(b, head, rows)
-}
-
-// mdTableTo writes a markdown table with tablewriter's markdown renderer,
-// then a blank line. Headers are kept as written (no upper-casing) and cells
-// never wrap: a wrapped cell would split a row over two table lines.
-func mdTableTo(w io.Writer, head []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewMarkdown()),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-	)
-	t.Header(toAny(head)...)
-	for _, row := range rows {
-		if err := t.Append(toAny(row)...); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return table.Markdown(b, head, rows)
 }

@@ -1,17 +1,19 @@
-package eval
+package gate
 
 import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/vault-rag/vault-rag/eval"
 )
 
 // runOf builds a configuration run from per-query nDCG@10 values (query ids
 // q0, q1, ...) and, optionally, the rank of each query's first relevant note.
-func runOf(name string, ndcg []float64, first []int) *ConfigRun {
-	r := &ConfigRun{Name: name}
+func runOf(name string, ndcg []float64, first []int) *eval.ConfigRun {
+	r := &eval.ConfigRun{Name: name}
 	for i, v := range ndcg {
-		q := QueryRun{ID: fmt.Sprintf("q%d", i), Score: Scores{NDCG: v}}
+		q := eval.QueryRun{ID: fmt.Sprintf("q%d", i), Score: eval.Scores{NDCG: v}}
 		if first != nil && first[i] > 0 {
 			q.RelevantRanks = []int{first[i]}
 		}
@@ -22,7 +24,7 @@ func runOf(name string, ndcg []float64, first []int) *ConfigRun {
 
 func TestCompareIdenticalRuns(t *testing.T) {
 	v := []float64{0.2, 0.9, 0, 1, 0.5}
-	c := Compare(runOf("a", v, []int{3, 1, 0, 1, 2}), runOf("b", v, []int{3, 1, 0, 1, 2}))
+	c := ComparePaired(runOf("a", v, []int{3, 1, 0, 1, 2}), runOf("b", v, []int{3, 1, 0, 1, 2}))
 	if c.P != 1 || c.Delta != 0 || len(c.Wins) != 0 || len(c.Losses) != 0 {
 		t.Errorf("identical runs: Δ %v p %v wins %v losses %v; want 0, 1, none, none", c.Delta, c.P, c.Wins, c.Losses)
 	}
@@ -32,7 +34,7 @@ func TestCompareIdenticalRuns(t *testing.T) {
 }
 
 func TestCompareEmpty(t *testing.T) {
-	c := Compare(runOf("a", nil, nil), runOf("b", nil, nil))
+	c := ComparePaired(runOf("a", nil, nil), runOf("b", nil, nil))
 	if c.P != 1 || c.Delta != 0 {
 		t.Errorf("no queries: Δ %v p %v, want 0 and 1", c.Delta, c.P)
 	}
@@ -47,7 +49,7 @@ func TestCompareLargeConsistentDifference(t *testing.T) {
 		base[i] = 0.4 + 0.01*float64(i%5)
 		other[i] = base[i] + 0.3
 	}
-	c := Compare(runOf("base", base, nil), runOf("other", other, nil))
+	c := ComparePaired(runOf("base", base, nil), runOf("other", other, nil))
 	if math.Abs(c.Delta-0.3) > 1e-12 {
 		t.Errorf("Δ = %v, want 0.3", c.Delta)
 	}
@@ -55,7 +57,7 @@ func TestCompareLargeConsistentDifference(t *testing.T) {
 		t.Errorf("p = %v, want %v", c.P, want)
 	}
 	// The same in the other direction: the test is two-sided.
-	if r := Compare(runOf("other", other, nil), runOf("base", base, nil)); r.P != c.P || math.Abs(r.Delta+0.3) > 1e-12 {
+	if r := ComparePaired(runOf("other", other, nil), runOf("base", base, nil)); r.P != c.P || math.Abs(r.Delta+0.3) > 1e-12 {
 		t.Errorf("reversed: Δ %v p %v, want -0.3 and %v", r.Delta, r.P, c.P)
 	}
 }
@@ -144,9 +146,9 @@ func abs(x int) int {
 func TestCompareWinsAndLosses(t *testing.T) {
 	base := runOf("base", []float64{0.5, 0.5, 0.5, 0.5, 0.5}, []int{2, 0, 3, 1, 4})
 	other := runOf("other", []float64{0.6, 0.6, 0.4, 0.4, 0.5}, []int{1, 5, 0, 2, 4})
-	c := Compare(base, other)
-	wantWins := []Change{{"q0", 2, 1}, {"q1", 0, 5}}
-	wantLosses := []Change{{"q2", 3, 0}, {"q3", 1, 2}}
+	c := ComparePaired(base, other)
+	wantWins := []QueryChange{{"q0", 2, 1}, {"q1", 0, 5}}
+	wantLosses := []QueryChange{{"q2", 3, 0}, {"q3", 1, 2}}
 	if fmt.Sprint(c.Wins) != fmt.Sprint(wantWins) || fmt.Sprint(c.Losses) != fmt.Sprint(wantLosses) {
 		t.Errorf("wins %v losses %v, want %v and %v", c.Wins, c.Losses, wantWins, wantLosses)
 	}
@@ -155,13 +157,13 @@ func TestCompareWinsAndLosses(t *testing.T) {
 func TestComparePairsByQueryID(t *testing.T) {
 	base := runOf("base", []float64{0.1, 0.2, 0.3}, nil)
 	// The same three queries in another order, and one the base lacks.
-	other := &ConfigRun{Name: "other", Queries: []QueryRun{
-		{ID: "q2", Score: Scores{NDCG: 0.3}},
-		{ID: "q0", Score: Scores{NDCG: 0.1}},
-		{ID: "extra", Score: Scores{NDCG: 1}},
-		{ID: "q1", Score: Scores{NDCG: 0.2}},
+	other := &eval.ConfigRun{Name: "other", Queries: []eval.QueryRun{
+		{ID: "q2", Score: eval.Scores{NDCG: 0.3}},
+		{ID: "q0", Score: eval.Scores{NDCG: 0.1}},
+		{ID: "extra", Score: eval.Scores{NDCG: 1}},
+		{ID: "q1", Score: eval.Scores{NDCG: 0.2}},
 	}}
-	if c := Compare(base, other); c.Delta != 0 || c.P != 1 {
+	if c := ComparePaired(base, other); c.Delta != 0 || c.P != 1 {
 		t.Errorf("same scores in another order: Δ %v p %v, want 0 and 1", c.Delta, c.P)
 	}
 }

@@ -1,4 +1,9 @@
-package eval
+// Package report renders eval's results for people: the terminal and
+// markdown tables of a run, the per-dataset report with its charts and TREC
+// run files, the results page generated from the committed baselines
+// (docs/results.md) and a sweep's report. It is the only part of eval that
+// draws charts (gonum/plot).
+package report
 
 import (
 	"fmt"
@@ -11,24 +16,25 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/eval/gate"
 	"github.com/vault-rag/vault-rag/internal/measure"
+	"github.com/vault-rag/vault-rag/internal/table"
 )
 
 func f4(x float64) string { return fmt.Sprintf("%.4f", x) }
 
-func ms(r *ConfigRun, p float64) string {
+func ms(r *eval.ConfigRun, p float64) string {
 	return fmt.Sprintf("%.1f", measure.Millis(measure.Percentile(r.Latency, p)))
 }
 
 // summaryRows are the rows of the main table: one per configuration.
-func summaryRows(r *DatasetRun) ([]string, [][]string) {
+func summaryRows(r *eval.DatasetRun) ([]string, [][]string) {
 	head := []string{"configuration", "R@1", "R@3", "R@5", "R@10", "MRR@10", "nDCG@10", "p50 ms", "p95 ms"}
 	var rows [][]string
 	for _, c := range r.Configs {
@@ -44,7 +50,7 @@ func summaryRows(r *DatasetRun) ([]string, [][]string) {
 
 // kindRows split the measures by query kind (the demo vault's vocabulary and
 // paraphrase queries).
-func kindRows(r *DatasetRun) ([]string, [][]string) {
+func kindRows(r *eval.DatasetRun) ([]string, [][]string) {
 	kinds := map[string]int{}
 	for _, q := range r.Dataset.Queries {
 		if q.Kind != "" {
@@ -84,19 +90,19 @@ func kindRows(r *DatasetRun) ([]string, [][]string) {
 // query kind, and the client's gain with its p; then each further expansion
 // set (Dataset.ExpansionSets) with its difference from the client's own
 // expansions and that difference's p, overall and by kind.
-func expansionRows(r *DatasetRun) ([]string, [][]string) {
-	rows := map[string]map[string]*ConfigRun{}
+func expansionRows(r *eval.DatasetRun) ([]string, [][]string) {
+	rows := map[string]map[string]*eval.ConfigRun{}
 	var order, sets []string
 	for _, c := range r.Configs {
 		if c.Skipped != "" {
 			continue
 		}
 		if rows[c.Config] == nil {
-			rows[c.Config] = map[string]*ConfigRun{}
+			rows[c.Config] = map[string]*eval.ConfigRun{}
 			order = append(order, c.Config)
 		}
 		rows[c.Config][c.Variant] = c
-		if c.Variant != "" && !slices.Contains(Variants, c.Variant) && !slices.Contains(sets, c.Variant) {
+		if c.Variant != "" && !slices.Contains(eval.Variants, c.Variant) && !slices.Contains(sets, c.Variant) {
 			sets = append(sets, c.Variant)
 		}
 	}
@@ -111,13 +117,13 @@ func expansionRows(r *DatasetRun) ([]string, [][]string) {
 			head = append(head, k+" +"+s)
 		}
 	}
-	ndcg := func(c *ConfigRun) string {
+	ndcg := func(c *eval.ConfigRun) string {
 		if c == nil {
 			return "—"
 		}
 		return f4(c.Mean.NDCG)
 	}
-	kindNDCG := func(c *ConfigRun, k string) string {
+	kindNDCG := func(c *eval.ConfigRun, k string) string {
 		if c == nil {
 			return "—"
 		}
@@ -126,19 +132,19 @@ func expansionRows(r *DatasetRun) ([]string, [][]string) {
 	var out [][]string
 	for _, name := range order {
 		v := rows[name]
-		plain, client := v[""], v[VariantClient]
+		plain, client := v[""], v[eval.VariantClient]
 		if plain == nil || len(v) == 1 {
 			continue
 		}
-		row := []string{name, f4(plain.Mean.NDCG), ndcg(client), "—", "—", ndcg(v[VariantEcho]), ndcg(v[VariantMismatched])}
+		row := []string{name, f4(plain.Mean.NDCG), ndcg(client), "—", "—", ndcg(v[eval.VariantEcho]), ndcg(v[eval.VariantMismatched])}
 		if client != nil {
-			cmp := Compare(plain, client)
+			cmp := gate.ComparePaired(plain, client)
 			row[3], row[4] = fmt.Sprintf("%+.4f", cmp.Delta), fmt.Sprintf("%.4f", cmp.P)
 		}
 		for _, s := range sets {
 			row = append(row, ndcg(v[s]))
 			if other := v[s]; other != nil && client != nil {
-				cmp := Compare(client, other)
+				cmp := gate.ComparePaired(client, other)
 				row = append(row, fmt.Sprintf("%+.4f", cmp.Delta), fmt.Sprintf("%.4f", cmp.P))
 			} else {
 				row = append(row, "—", "—")
@@ -159,7 +165,7 @@ func expansionRows(r *DatasetRun) ([]string, [][]string) {
 }
 
 // queryKinds are the dataset's query kinds, sorted.
-func queryKinds(r *DatasetRun) []string {
+func queryKinds(r *eval.DatasetRun) []string {
 	seen := map[string]bool{}
 	for _, q := range r.Dataset.Queries {
 		if q.Kind != "" {
@@ -170,8 +176,8 @@ func queryKinds(r *DatasetRun) []string {
 }
 
 // Comparisons pairs every configuration that ran with the reference one.
-func Comparisons(r *DatasetRun, reference string) []Comparison {
-	var base *ConfigRun
+func Comparisons(r *eval.DatasetRun, reference string) []gate.PairedComparison {
+	var base *eval.ConfigRun
 	for _, c := range r.Configs {
 		if c.Name == reference && c.Skipped == "" {
 			base = c
@@ -180,17 +186,17 @@ func Comparisons(r *DatasetRun, reference string) []Comparison {
 	if base == nil {
 		return nil
 	}
-	var out []Comparison
+	var out []gate.PairedComparison
 	for _, c := range r.Configs {
 		if c.Skipped != "" || c == base {
 			continue
 		}
-		out = append(out, Compare(base, c))
+		out = append(out, gate.ComparePaired(base, c))
 	}
 	return out
 }
 
-func compareRows(cs []Comparison) ([]string, [][]string) {
+func compareRows(cs []gate.PairedComparison) ([]string, [][]string) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
@@ -203,64 +209,36 @@ func compareRows(cs []Comparison) ([]string, [][]string) {
 }
 
 // PrintTables writes the terminal tables of one dataset.
-func PrintTables(w io.Writer, r *DatasetRun, reference string) {
+func PrintTables(w io.Writer, r *eval.DatasetRun, reference string) error {
 	fmt.Fprintf(w, "\n%s: %d queries, %d notes, %d chunks\n", r.Dataset.Name, len(r.Dataset.Queries), r.Notes, r.Chunks)
-	table := func(head []string, rows [][]string) { printTable(w, head, rows) }
-	table(summaryRows(r))
-	table(kindRows(r))
-	table(expansionRows(r))
-	table(compareRows(Comparisons(r, reference)))
-}
-
-// printTable writes a terminal table; nothing when head is nil.
-func printTable(w io.Writer, head []string, rows [][]string) {
-	if head == nil {
-		return
-	}
-	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header(toAny(head)...)
-	for _, row := range rows {
-		t.Append(toAny(row)...)
-	}
-	t.Render()
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
-func mdTable(w io.Writer) func([]string, [][]string) {
-	return func(head []string, rows [][]string) { writeMD(w, head, rows) }
-}
-
-func writeMD(w io.Writer, head []string, rows [][]string) {
-	if head == nil {
-		return
-	}
-	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
-	for _, r := range rows {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
-	}
-	fmt.Fprintln(w)
+	return tables(w, r, reference, table.Terminal)
 }
 
 // MarkdownTables writes the summary tables as markdown (for the README).
-func MarkdownTables(w io.Writer, r *DatasetRun, reference string) {
-	md := mdTable(w)
-	md(summaryRows(r))
-	md(kindRows(r))
-	md(expansionRows(r))
-	md(compareRows(Comparisons(r, reference)))
+func MarkdownTables(w io.Writer, r *eval.DatasetRun, reference string) error {
+	return tables(w, r, reference, table.Markdown)
+}
+
+// tables writes the summary tables of one dataset with render.
+func tables(w io.Writer, r *eval.DatasetRun, reference string, render func(io.Writer, []string, [][]string) error) error {
+	for _, t := range []func() ([]string, [][]string){
+		func() ([]string, [][]string) { return summaryRows(r) },
+		func() ([]string, [][]string) { return kindRows(r) },
+		func() ([]string, [][]string) { return expansionRows(r) },
+		func() ([]string, [][]string) { return compareRows(Comparisons(r, reference)) },
+	} {
+		head, rows := t()
+		if err := render(w, head, rows); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteReport writes, under dir: <dataset>.md (tables, per-query wins and
 // losses against the reference, stage diagnosis), PNG charts, and TREC run
 // and qrels files for independent checking with trec_eval or ranx.
-func WriteReport(dir string, r *DatasetRun, reference string) error {
+func WriteReport(dir string, r *eval.DatasetRun, reference string) error {
 	name := r.Dataset.Name
 	if err := os.MkdirAll(filepath.Join(dir, "runs", name), 0o755); err != nil {
 		return err
@@ -283,16 +261,18 @@ func WriteReport(dir string, r *DatasetRun, reference string) error {
 		return err
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "# %s\n\n%d queries, %d notes, %d chunks (index stamp %s). Source: `%s`.\n\n", name, len(r.Dataset.Queries), r.Notes, r.Chunks, short(r.Stamp), r.Dataset.Source)
+	fmt.Fprintf(f, "# %s\n\n%d queries, %d notes, %d chunks (index stamp %s). Source: `%s`.\n\n", name, len(r.Dataset.Queries), r.Notes, r.Chunks, shortStamp(r.Stamp), r.Dataset.Source)
 	fmt.Fprintf(f, "![quality](%s-quality.png)\n![latency](%s-latency.png)\n", name, name)
 	for _, c := range charts {
 		fmt.Fprintf(f, "![%s](%s)\n", strings.TrimSuffix(c, ".png"), c)
 	}
 	fmt.Fprintf(f, "\n## Measures\n\n")
-	MarkdownTables(f, r, reference)
+	if err := MarkdownTables(f, r, reference); err != nil {
+		return err
+	}
 	cs := Comparisons(r, reference)
 	if len(cs) > 0 {
-		fmt.Fprintf(f, "## Query by query against %s\n\nRank of the first relevant note in the top 10 (0: none).\n\n", reference)
+		fmt.Fprintf(f, "## eval.Query by query against %s\n\nRank of the first relevant note in the top 10 (0: none).\n\n", reference)
 		for _, c := range cs {
 			fmt.Fprintf(f, "**%s** (Δ nDCG@10 %+.4f, p = %.4f): wins %s; losses %s\n\n", c.Config, c.Delta, c.P, changes(c.Wins), changes(c.Losses))
 		}
@@ -326,12 +306,14 @@ func WriteReport(dir string, r *DatasetRun, reference string) error {
 			}
 			rows = append(rows, append(row, q.Miss))
 		}
-		writeMD(f, head, rows)
+		if err := table.Markdown(f, head, rows); err != nil {
+			return err
+		}
 	}
-	return nil
+	return f.Close()
 }
 
-func changes(cs []Change) string {
+func changes(cs []gate.QueryChange) string {
 	if len(cs) == 0 {
 		return "none"
 	}
@@ -344,10 +326,10 @@ func changes(cs []Change) string {
 
 // writeTREC writes qrels.txt and one <config>.run per configuration, in the
 // formats trec_eval reads: "qid 0 docid grade" and "qid Q0 docid rank score tag".
-func writeTREC(dir string, r *DatasetRun) error {
+func writeTREC(dir string, r *eval.DatasetRun) error {
 	var q strings.Builder
 	for _, query := range r.Dataset.Queries {
-		for _, p := range query.relevantSet() {
+		for _, p := range slices.Sorted(maps.Keys(query.Relevant)) {
 			fmt.Fprintf(&q, "%s 0 %s %d\n", query.ID, trecDoc(p), query.Relevant[p])
 		}
 	}
@@ -373,11 +355,19 @@ func writeTREC(dir string, r *DatasetRun) error {
 	return nil
 }
 
+// shortStamp is an index stamp cut to its first 12 characters.
+func shortStamp(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return strings.TrimSpace(s)
+}
+
 // trecDoc makes a note path one whitespace-free token.
 func trecDoc(p string) string { return strings.ReplaceAll(p, " ", "%20") }
 
-func qualityChart(path string, r *DatasetRun) error {
-	var ran []*ConfigRun
+func qualityChart(path string, r *eval.DatasetRun) error {
+	var ran []*eval.ConfigRun
 	for _, c := range r.Configs {
 		if c.Skipped == "" {
 			ran = append(ran, c)
@@ -388,11 +378,11 @@ func qualityChart(path string, r *DatasetRun) error {
 	}
 	measures := []struct {
 		name string
-		get  func(Scores) float64
+		get  func(eval.Scores) float64
 	}{
-		{"nDCG@10", func(s Scores) float64 { return s.NDCG }},
-		{"MRR@10", func(s Scores) float64 { return s.MRR }},
-		{"R@10", func(s Scores) float64 { return s.Recall[10] }},
+		{"nDCG@10", func(s eval.Scores) float64 { return s.NDCG }},
+		{"MRR@10", func(s eval.Scores) float64 { return s.MRR }},
+		{"R@10", func(s eval.Scores) float64 { return s.Recall[10] }},
 	}
 	var series []barSeries
 	for _, m := range measures {
@@ -405,7 +395,7 @@ func qualityChart(path string, r *DatasetRun) error {
 	return groupedBars(path, r.Dataset.Name+": quality by configuration", "score", configNames(ran), series, 1, "%.3f")
 }
 
-func configNames(rs []*ConfigRun) []string {
+func configNames(rs []*eval.ConfigRun) []string {
 	names := make([]string, len(rs))
 	for i, c := range rs {
 		names[i] = c.Name
@@ -413,8 +403,8 @@ func configNames(rs []*ConfigRun) []string {
 	return names
 }
 
-func latencyChart(path string, r *DatasetRun) error {
-	var ran []*ConfigRun
+func latencyChart(path string, r *eval.DatasetRun) error {
+	var ran []*eval.ConfigRun
 	for _, c := range r.Configs {
 		if c.Skipped == "" {
 			ran = append(ran, c)

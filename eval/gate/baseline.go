@@ -1,8 +1,17 @@
-package eval
+// Package gate is the regression gate over eval's runs, and the one place
+// results are compared: the committed baselines (baselines/<dataset>.json)
+// and DiffBaseline, which compares a run with its baseline and tells real
+// changes from near-tie flips (BaselineDiff); CompareRanked, which does the
+// same for a stored ranked list with its scores (RankedDiff, the pipeline's
+// frozen fixtures); ComparePaired, the paired randomization test between two
+// configurations (PairedComparison); and the quality check of the users'
+// int8 embedder against the gate's fp32 original.
+package gate
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -13,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
@@ -35,7 +45,7 @@ type Metrics struct {
 	NDCG10   Fixed4 `json:"ndcg@10"`
 }
 
-func metricsOf(s Scores) Metrics {
+func metricsOf(s eval.Scores) Metrics {
 	return Metrics{Fixed4(s.Recall[1]), Fixed4(s.Recall[3]), Fixed4(s.Recall[5]), Fixed4(s.Recall[10]), Fixed4(s.MRR), Fixed4(s.NDCG)}
 }
 
@@ -78,7 +88,7 @@ type BaselineConfig struct {
 }
 
 // BaselineOf turns a run into its committed form.
-func BaselineOf(r *DatasetRun) Baseline {
+func BaselineOf(r *eval.DatasetRun) Baseline {
 	b := Baseline{Dataset: r.Dataset.Name, Embedder: r.Embedder, Queries: len(r.Dataset.Queries), Notes: r.Notes, Chunks: r.Chunks, Stamp: r.Stamp}
 	for _, c := range r.Configs {
 		bc := BaselineConfig{Name: c.Name, Status: "ok"}
@@ -159,8 +169,9 @@ func ReadBaseline(path string) (Baseline, error) {
 	return b, nil
 }
 
-// DiffResult is what the gate found.
-type DiffResult struct {
+// BaselineDiff is what the gate found comparing a run with its committed
+// baseline (DiffBaseline); RankedDiff is its counterpart for one ranked list.
+type BaselineDiff struct {
 	// Changes are real differences: the gate fails on any.
 	Changes []string
 	// Flips are differences explained by near-ties that both runs saw: the
@@ -175,12 +186,12 @@ type DiffResult struct {
 
 // TooManyWaved says whether more results were waved through than
 // pipeline.MaxWavedShare allows.
-func (r DiffResult) TooManyWaved() bool {
+func (r BaselineDiff) TooManyWaved() bool {
 	return float64(r.Waved) > pipeline.MaxWavedShare*float64(r.Compared)
 }
 
 // Failed says whether the gate fails: a real change, or too many flips.
-func (r DiffResult) Failed() bool { return len(r.Changes) > 0 || r.TooManyWaved() }
+func (r BaselineDiff) Failed() bool { return len(r.Changes) > 0 || r.TooManyWaved() }
 
 // withoutNearTies is a baseline with the near-tie sets dropped: they describe
 // a run's margins, not its results, and differ at their edges between CPUs.
@@ -192,22 +203,32 @@ func withoutNearTies(b Baseline) Baseline {
 	return b
 }
 
-// Diff compares a committed baseline with a new run, one readable line per
+// DiffBaseline compares a committed baseline with a new run, one readable line per
 // difference. A query whose ranks or nDCG moved is a flip when the notes of a
 // near-tie in the baseline's run are near-tied in this run too (a flip needs
 // the pair within the tolerance on both machines), else a change. A mean
 // that moved is a flip when every query of its configuration that moved is a
 // flip, else a change. Everything else (the dataset, the index stamp, a
 // status, a configuration run or not) must match exactly.
-func Diff(old, cur Baseline) DiffResult {
-	var r DiffResult
+func DiffBaseline(old, cur Baseline) BaselineDiff {
+	var r BaselineDiff
 	r.Compared = compared(old, cur)
-	oldRaw, _ := withoutNearTies(old).Encode()
-	curRaw, _ := withoutNearTies(cur).Encode()
-	if bytes.Equal(oldRaw, curRaw) {
+	change := func(format string, args ...any) { r.Changes = append(r.Changes, fmt.Sprintf(format, args...)) }
+	// Equal files are equal results. A baseline that cannot be encoded (a
+	// figure that is not a number has no JSON) is no evidence of that: two
+	// failed encodings must not read as a match, so the comparison goes on
+	// field by field, and the gate fails on the encoding itself.
+	oldRaw, oldErr := withoutNearTies(old).Encode()
+	curRaw, curErr := withoutNearTies(cur).Encode()
+	if oldErr == nil && curErr == nil && bytes.Equal(oldRaw, curRaw) {
 		return r
 	}
-	change := func(format string, args ...any) { r.Changes = append(r.Changes, fmt.Sprintf(format, args...)) }
+	if oldErr != nil {
+		change("the baseline cannot be written: %v", oldErr)
+	}
+	if curErr != nil {
+		change("this run's baseline cannot be written: %v", curErr)
+	}
 	if old.Queries != cur.Queries || old.Notes != cur.Notes || old.Chunks != cur.Chunks {
 		change("dataset: queries %d → %d, notes %d → %d, chunks %d → %d", old.Queries, cur.Queries, old.Notes, cur.Notes, old.Chunks, cur.Chunks)
 	}
@@ -369,11 +390,13 @@ func intersect(a, b []string) []string {
 }
 
 func diffMetrics(name, kind string, o, c Metrics, add func(string, ...any)) {
-	ob, _ := json.Marshal(o)
-	cb, _ := json.Marshal(c)
-	var om, cm map[string]json.Number
-	json.Unmarshal(ob, &om)
-	json.Unmarshal(cb, &cm)
+	om, oerr := metricMap(o)
+	cm, cerr := metricMap(c)
+	if oerr != nil || cerr != nil {
+		// A figure that is not a number: name it rather than compare it.
+		add("%s%s: measures %+v → %+v (%v)", name, kind, o, c, errors.Join(oerr, cerr))
+		return
+	}
 	keys := map[string]bool{}
 	for k := range om {
 		keys[k] = true
@@ -383,6 +406,19 @@ func diffMetrics(name, kind string, o, c Metrics, add func(string, ...any)) {
 			add("%s%s: %s %s → %s", name, kind, k, om[k], cm[k])
 		}
 	}
+}
+
+// metricMap is m as written in a baseline, measure by measure.
+func metricMap(m Metrics) (map[string]json.Number, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]json.Number
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func short(s string) string {
@@ -395,7 +431,7 @@ func short(s string) string {
 // Print writes what the gate found for one dataset: the near-tie flips it let
 // through and how many of the compared results they are, then the real
 // changes, or that the dataset matches.
-func (r DiffResult) Print(w io.Writer, dataset, path string) {
+func (r BaselineDiff) Print(w io.Writer, dataset, path string) {
 	limit := int(pipeline.MaxWavedShare * float64(r.Compared))
 	fmt.Fprintf(w, "eval --check: %s: %d per-query results compared, %d waved through as near-tie flips (at most %d, 1 %%)\n", dataset, r.Compared, r.Waved, limit)
 	if len(r.Flips) > 0 {

@@ -1,49 +1,16 @@
-package eval
+package gate
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/internal/evaltest"
 )
 
-// sampleRun is a two-configuration run over three queries.
-func sampleRun() *DatasetRun {
-	ds := &Dataset{Name: "tiny", Queries: []Query{
-		{ID: "a", Kind: "vocabulary", Relevant: map[string]int{"x.md": 1}},
-		{ID: "b", Kind: "paraphrase", Relevant: map[string]int{"y.md": 2}},
-		{ID: "c", Kind: "paraphrase", Relevant: map[string]int{"z.md": 1}},
-	}}
-	mk := func(name string, ranked [][]string) *ConfigRun {
-		cr := &ConfigRun{Name: name}
-		var all []Scores
-		byKind := map[string][]Scores{}
-		for i, q := range ds.Queries {
-			qr := QueryRun{ID: q.ID, Kind: q.Kind, Ranked: ranked[i], Score: Score(ranked[i], q.Relevant)}
-			for r, p := range ranked[i] {
-				if q.Relevant[p] > 0 {
-					qr.RelevantRanks = append(qr.RelevantRanks, r+1)
-				}
-			}
-			cr.Queries = append(cr.Queries, qr)
-			all = append(all, qr.Score)
-			byKind[q.Kind] = append(byKind[q.Kind], qr.Score)
-		}
-		cr.Mean = Mean(all)
-		cr.ByKind = map[string]Scores{}
-		for k, v := range byKind {
-			cr.ByKind[k] = Mean(v)
-		}
-		return cr
-	}
-	return &DatasetRun{Dataset: ds, Stamp: "stamp-one-0123456789", Notes: 3, Chunks: 4, Configs: []*ConfigRun{
-		mk("vector", [][]string{{"x.md", "y.md"}, {"y.md"}, {"q.md", "z.md"}}),
-		mk("keyword", [][]string{{"y.md", "x.md"}, {"z.md", "y.md"}, {"z.md"}}),
-		{Name: "rerank", Skipped: "model not installed: cross-encoder"},
-	}}
-}
-
 func TestBaselineOf(t *testing.T) {
-	b := BaselineOf(sampleRun())
+	b := BaselineOf(evaltest.SampleRun())
 	if b.Dataset != "tiny" || b.Queries != 3 || b.Notes != 3 || b.Chunks != 4 {
 		t.Fatalf("header %+v", b)
 	}
@@ -74,7 +41,7 @@ func TestBaselineOf(t *testing.T) {
 }
 
 func TestBaselineRoundTripAndNoDiff(t *testing.T) {
-	b := BaselineOf(sampleRun())
+	b := BaselineOf(evaltest.SampleRun())
 	path := filepath.Join(t.TempDir(), "baselines", "tiny.json")
 	if err := WriteBaseline(path, b); err != nil {
 		t.Fatal(err)
@@ -83,7 +50,7 @@ func TestBaselineRoundTripAndNoDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := Diff(back, BaselineOf(sampleRun())); len(d.Changes)+len(d.Flips) > 0 {
+	if d := DiffBaseline(back, BaselineOf(evaltest.SampleRun())); len(d.Changes)+len(d.Flips) > 0 {
 		t.Errorf("a baseline read back differs from the run that wrote it: %v", d)
 	}
 	if _, err := ReadBaseline(filepath.Join(t.TempDir(), "missing.json")); err == nil {
@@ -94,31 +61,31 @@ func TestBaselineRoundTripAndNoDiff(t *testing.T) {
 func TestDiff(t *testing.T) {
 	cases := []struct {
 		name   string
-		change func(r *DatasetRun)
+		change func(r *eval.DatasetRun)
 		want   []string // substrings, each in some line
 	}{
-		{"metric and rank moved", func(r *DatasetRun) {
+		{"metric and rank moved", func(r *eval.DatasetRun) {
 			// keyword now finds nothing for query c.
 			q := &r.Configs[1].Queries[2]
-			q.Ranked, q.RelevantRanks, q.Score = nil, nil, Score(nil, r.Dataset.Queries[2].Relevant)
-			r.Configs[1].Mean = Mean([]Scores{r.Configs[1].Queries[0].Score, r.Configs[1].Queries[1].Score, q.Score})
+			q.Ranked, q.RelevantRanks, q.Score = nil, nil, eval.Score(nil, r.Dataset.Queries[2].Relevant)
+			r.Configs[1].Mean = eval.Mean([]eval.Scores{r.Configs[1].Queries[0].Score, r.Configs[1].Queries[1].Score, q.Score})
 		}, []string{"keyword: mrr@10 0.6667 → 0.3333", "keyword: query c: relevant ranks [1] → []"}},
-		{"configuration added and removed", func(r *DatasetRun) {
+		{"configuration added and removed", func(r *eval.DatasetRun) {
 			r.Configs[0].Name = "hybrid"
 		}, []string{"hybrid: new configuration (ok), not in the baseline", "vector: in the baseline but not run"}},
-		{"status changed", func(r *DatasetRun) {
+		{"status changed", func(r *eval.DatasetRun) {
 			r.Configs[2].Skipped = ""
 			r.Configs[2].Queries = r.Configs[0].Queries
 			r.Configs[2].Mean = r.Configs[0].Mean
 		}, []string{`rerank: status "skipped: model not installed: cross-encoder" → "ok"`}},
-		{"index stamp", func(r *DatasetRun) { r.Stamp = "stamp-two-0123456789" }, []string{"index stamp: stamp-one-01 → stamp-two-01"}},
-		{"dataset size", func(r *DatasetRun) { r.Notes = 5 }, []string{"notes 3 → 5"}},
+		{"index stamp", func(r *eval.DatasetRun) { r.Stamp = "stamp-two-0123456789" }, []string{"index stamp: stamp-one-01 → stamp-two-01"}},
+		{"dataset size", func(r *eval.DatasetRun) { r.Notes = 5 }, []string{"notes 3 → 5"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cur := sampleRun()
+			cur := evaltest.SampleRun()
 			c.change(cur)
-			d := Diff(BaselineOf(sampleRun()), BaselineOf(cur))
+			d := DiffBaseline(BaselineOf(evaltest.SampleRun()), BaselineOf(cur))
 			if len(d.Flips) > 0 {
 				t.Errorf("no near-ties in these runs, yet flips %q", d.Flips)
 			}

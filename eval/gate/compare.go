@@ -1,4 +1,4 @@
-package eval
+package gate
 
 import (
 	"math"
@@ -6,29 +6,31 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/vault-rag/vault-rag/eval"
 )
 
 // Permutations is how many sign flips the randomization test draws.
 const Permutations = 20000
 
-// Comparison is a configuration against the shipping one, query by query.
-type Comparison struct {
+// PairedComparison is a configuration against the shipping one, query by query.
+type PairedComparison struct {
 	Config   string
 	Baseline string // the configuration compared against
 	Metric   string // the per-query measure tested
 	Delta    float64
 	P        float64 // two-sided p of the paired randomization test
-	Wins     []Change
-	Losses   []Change
+	Wins     []QueryChange
+	Losses   []QueryChange
 }
 
-// Change is one query whose first relevant rank moved (0 = not in the top 10).
-type Change struct {
+// QueryChange is one query whose first relevant rank moved (0 = not in the top 10).
+type QueryChange struct {
 	ID       string
 	From, To int
 }
 
-// Compare pairs two runs of the same queries, by query id (a query only one
+// ComparePaired pairs two runs of the same queries, by query id (a query only one
 // run holds is left out). The test is Fisher's paired randomization test on
 // per-query nDCG@10: under the null hypothesis each query's difference is as
 // likely to have either sign, so the p-value is the share of sign assignments
@@ -37,9 +39,9 @@ type Change struct {
 // m queries that differ count: with m ≤ ExactLimit every one of the 2^m
 // assignments is enumerated and p is exact; above it Permutations random
 // assignments are drawn from a seeded generator, so p is reproducible.
-func Compare(base, other *ConfigRun) Comparison {
-	c := Comparison{Config: other.Name, Baseline: base.Name, Metric: "ndcg@10"}
-	byID := make(map[string]QueryRun, len(base.Queries))
+func ComparePaired(base, other *eval.ConfigRun) PairedComparison {
+	c := PairedComparison{Config: other.Name, Baseline: base.Name, Metric: "ndcg@10"}
+	byID := make(map[string]eval.QueryRun, len(base.Queries))
 	for _, q := range base.Queries {
 		byID[q.ID] = q
 	}
@@ -53,9 +55,9 @@ func Compare(base, other *ConfigRun) Comparison {
 		fb, fo := first10(b), first10(o)
 		switch {
 		case better(fo, fb):
-			c.Wins = append(c.Wins, Change{b.ID, fb, fo})
+			c.Wins = append(c.Wins, QueryChange{b.ID, fb, fo})
 		case better(fb, fo):
-			c.Losses = append(c.Losses, Change{b.ID, fb, fo})
+			c.Losses = append(c.Losses, QueryChange{b.ID, fb, fo})
 		}
 	}
 	if len(diffs) == 0 {
@@ -67,7 +69,7 @@ func Compare(base, other *ConfigRun) Comparison {
 	return c
 }
 
-func first10(q QueryRun) int {
+func first10(q eval.QueryRun) int {
 	if len(q.RelevantRanks) == 0 {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/eval/gate"
 )
 
 // TestResultsPageIsCurrent renders the results page from the committed
@@ -14,11 +17,11 @@ import (
 // cannot drift from the numbers the gate holds.
 func TestResultsPageIsCurrent(t *testing.T) {
 	var got bytes.Buffer
-	if err := RenderResults(&got, filepath.Join("..", "baselines")); err != nil {
+	if err := RenderResults(&got, filepath.Join(repoRoot, "baselines")); err != nil {
 		t.Fatal(err)
 	}
 	regenerate := "regenerate it with: make build && bin/vault-rag eval --results " + ResultsPage + " (make eval does it too), and commit it"
-	want, err := os.ReadFile(filepath.Join("..", ResultsPage))
+	want, err := os.ReadFile(filepath.Join(repoRoot, ResultsPage))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, regenerate)
 	}
@@ -44,13 +47,14 @@ func firstDifference(got, want string) string {
 // is not a baseline passed over.
 func TestRenderResults(t *testing.T) {
 	dir := t.TempDir()
-	m := func(x float64) *Metrics {
-		return &Metrics{Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x)}
+	m := func(x float64) *gate.Metrics {
+		f := gate.Fixed4(x)
+		return &gate.Metrics{Recall1: f, Recall3: f, Recall5: f, Recall10: f, MRR10: f, NDCG10: f}
 	}
-	kinds := func(x float64) map[string]Metrics {
-		return map[string]Metrics{"howto": *m(x), "lookup": *m(x + 0.1)}
+	kinds := func(x float64) map[string]gate.Metrics {
+		return map[string]gate.Metrics{"howto": *m(x), "lookup": *m(x + 0.1)}
 	}
-	b := Baseline{Dataset: "tiny", Embedder: "bge-small-en-v1.5", Queries: 3, Notes: 5, Chunks: 9, Configs: []BaselineConfig{
+	b := gate.Baseline{Dataset: "tiny", Embedder: "bge-small-en-v1.5", Queries: 3, Notes: 5, Chunks: 9, Configs: []gate.BaselineConfig{
 		{Name: "hybrid", Status: "ok", Metrics: m(0.5), ByKind: kinds(0.5)},
 		{Name: "hybrid-rerank", Status: "skipped: model not installed"},
 		{Name: "shipping", Status: "ok", Metrics: m(0.6), ByKind: kinds(0.6)},
@@ -58,7 +62,7 @@ func TestRenderResults(t *testing.T) {
 		{Name: "shipping +echo", Status: "ok", Metrics: m(0.6), ByKind: kinds(0.6)},
 		{Name: "shipping +mismatched", Status: "ok", Metrics: m(0.1), ByKind: kinds(0.1)},
 	}}
-	if err := WriteBaseline(filepath.Join(dir, "tiny.json"), b); err != nil {
+	if err := gate.WriteBaseline(filepath.Join(dir, "tiny.json"), b); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "bench.json"), []byte(`{"machine": "x", "figures": []}`), 0o644); err != nil {
@@ -103,13 +107,14 @@ func TestRenderResults(t *testing.T) {
 // and nowhere else.
 func TestRenderResultsExpansionSet(t *testing.T) {
 	dir := t.TempDir()
-	m := func(x float64) *Metrics {
-		return &Metrics{Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x), Fixed4(x)}
+	m := func(x float64) *gate.Metrics {
+		f := gate.Fixed4(x)
+		return &gate.Metrics{Recall1: f, Recall3: f, Recall5: f, Recall10: f, MRR10: f, NDCG10: f}
 	}
-	kinds := func(english, howto float64) map[string]Metrics {
-		return map[string]Metrics{"english": *m(english), "howto": *m(howto)}
+	kinds := func(english, howto float64) map[string]gate.Metrics {
+		return map[string]gate.Metrics{"english": *m(english), "howto": *m(howto)}
 	}
-	with := Baseline{Dataset: "zh", Queries: 4, Notes: 5, Chunks: 9, Configs: []BaselineConfig{
+	with := gate.Baseline{Dataset: "zh", Queries: 4, Notes: 5, Chunks: 9, Configs: []gate.BaselineConfig{
 		{Name: "hybrid", Status: "ok", Metrics: m(0.5), ByKind: kinds(0.3, 0.6)},
 		{Name: "shipping", Status: "ok", Metrics: m(0.55), ByKind: kinds(0.3, 0.7)},
 		{Name: "shipping +client", Status: "ok", Metrics: m(0.8), ByKind: kinds(0.6, 0.9)},
@@ -117,12 +122,12 @@ func TestRenderResultsExpansionSet(t *testing.T) {
 		{Name: "shipping +mismatched", Status: "ok", Metrics: m(0.1), ByKind: kinds(0.1, 0.1)},
 		{Name: "shipping +vault-language", Status: "ok", Metrics: m(0.85), ByKind: kinds(0.75, 0.9)},
 	}}
-	without := Baseline{Dataset: "en", Queries: 2, Notes: 3, Chunks: 3, Configs: []BaselineConfig{
+	without := gate.Baseline{Dataset: "en", Queries: 2, Notes: 3, Chunks: 3, Configs: []gate.BaselineConfig{
 		{Name: "shipping", Status: "ok", Metrics: m(0.6)},
 		{Name: "shipping +client", Status: "ok", Metrics: m(0.7)},
 	}}
-	for _, b := range []Baseline{with, without} {
-		if err := WriteBaseline(filepath.Join(dir, b.Dataset+".json"), b); err != nil {
+	for _, b := range []gate.Baseline{with, without} {
+		if err := gate.WriteBaseline(filepath.Join(dir, b.Dataset+".json"), b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -178,7 +183,7 @@ func TestRenderResultsEmpty(t *testing.T) {
 // questions and nDCG@10 without and with the client's expansions, so the
 // front page cannot keep figures the baselines no longer hold.
 func TestReadmeQualityTable(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,14 +203,14 @@ func TestReadmeQualityTable(t *testing.T) {
 			cells[i] = strings.TrimSpace(cells[i])
 		}
 		name := cells[0][1:strings.Index(cells[0], "]")]
-		b, err := ReadBaseline(BaselinePath("..", name))
+		b, err := gate.ReadBaseline(gate.BaselinePath(repoRoot, name))
 		if err != nil {
 			t.Errorf("README row %q: %v", name, err)
 			continue
 		}
 		bf := baselineFile{Baseline: b}
 		want := []string{fmt.Sprint(b.Notes), fmt.Sprint(b.Queries),
-			metric(bf.config(shippingName), nDCGOf), metric(bf.config(VariantName(shippingName, VariantClient)), nDCGOf)}
+			metric(bf.config(shippingName), nDCGOf), metric(bf.config(eval.VariantName(shippingName, eval.VariantClient)), nDCGOf)}
 		if got := cells[len(cells)-4:]; strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("README row %s says notes, questions, nDCG@10 without and with the client's expansions %v; baselines/%s.json has %v", name, got, name, want)
 		}

@@ -1,4 +1,4 @@
-package eval
+package gate
 
 import (
 	"fmt"
@@ -6,6 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/vault-rag/vault-rag/eval"
+	"github.com/vault-rag/vault-rag/internal/table"
 )
 
 // Quality is one configuration's mean nDCG@10 on one dataset with a model and
@@ -45,9 +48,9 @@ func QualityBound(sd float64, n int) float64 {
 // CheckQuality compares a run with a model against a run of the same dataset
 // with its reference, for every configuration both ran (skipped ones are left
 // out), each within QualityBound(sd, queries).
-func CheckQuality(ref, run *DatasetRun, sd float64) []Quality {
+func CheckQuality(ref, run *eval.DatasetRun, sd float64) []Quality {
 	bound := QualityBound(sd, len(run.Dataset.Queries))
-	byName := map[string]*ConfigRun{}
+	byName := map[string]*eval.ConfigRun{}
 	for _, c := range ref.Configs {
 		byName[c.Name] = c
 	}
@@ -57,7 +60,7 @@ func CheckQuality(ref, run *DatasetRun, sd float64) []Quality {
 		if r == nil || r.Skipped != "" || c.Skipped != "" {
 			continue
 		}
-		cmp := Compare(r, c)
+		cmp := ComparePaired(r, c)
 		out = append(out, Quality{
 			Dataset: run.Dataset.Name, Config: c.Name, Model: run.Embedder, Reference: ref.Embedder,
 			ModelNDCG: c.Mean.NDCG, ReferenceNDCG: r.Mean.NDCG, Bound: bound, P: cmp.P,
@@ -81,17 +84,16 @@ func QualityRows(qs []Quality) ([]string, [][]string) {
 }
 
 // PrintQuality prints the quality table, as markdown when md is set.
-func PrintQuality(w io.Writer, qs []Quality, md bool) {
+func PrintQuality(w io.Writer, qs []Quality, md bool) error {
 	if len(qs) == 0 {
-		return
+		return nil
 	}
 	fmt.Fprintf(w, "\n%s (users' default) against %s (the gate's), same machine:\n", qs[0].Model, qs[0].Reference)
 	head, rows := QualityRows(qs)
 	if md {
-		writeMD(w, head, rows)
-		return
+		return table.Markdown(w, head, rows)
 	}
-	printTable(w, head, rows)
+	return table.Terminal(w, head, rows)
 }
 
 // WriteQualityReport writes dir/quality.md: the users' model against the
@@ -106,6 +108,10 @@ func WriteQualityReport(dir string, qs []Quality) error {
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "# %s against %s\n\nMean nDCG@10 of the shipped configurations with each embedder, indexed and run on the same machine; p is the paired randomization test's. The gate records with %s; %s must stay within the bound on every dataset.\n", qs[0].Model, qs[0].Reference, qs[0].Reference, qs[0].Model)
-	PrintQuality(f, qs, true)
+	if err := PrintQuality(f, qs, true); err != nil {
+		return err
+	}
 	return f.Close()
 }
+
+func f4(x float64) string { return fmt.Sprintf("%.4f", x) }

@@ -1,8 +1,10 @@
-package eval
+package gate
 
 import (
 	"math"
 	"testing"
+
+	"github.com/vault-rag/vault-rag/eval"
 )
 
 func TestQualityBound(t *testing.T) {
@@ -24,27 +26,27 @@ func TestQualityBound(t *testing.T) {
 
 // qrun is a dataset run of one configuration whose queries score the given
 // nDCG@10 values.
-func qrun(embedder string, ndcg ...float64) *DatasetRun {
-	ds := &Dataset{Name: "t"}
-	c := &ConfigRun{Name: "shipping"}
-	var all []Scores
+func qrun(embedder string, ndcg ...float64) *eval.DatasetRun {
+	ds := &eval.Dataset{Name: "t"}
+	c := &eval.ConfigRun{Name: "shipping"}
+	var all []eval.Scores
 	for i, v := range ndcg {
 		id := string(rune('a' + i))
-		ds.Queries = append(ds.Queries, Query{ID: id})
-		s := Scores{NDCG: v}
-		c.Queries = append(c.Queries, QueryRun{ID: id, Score: s})
+		ds.Queries = append(ds.Queries, eval.Query{ID: id})
+		s := eval.Scores{NDCG: v}
+		c.Queries = append(c.Queries, eval.QueryRun{ID: id, Score: s})
 		all = append(all, s)
 	}
-	c.Mean = Mean(all)
-	skipped := &ConfigRun{Name: "hybrid-rerank", Skipped: "model not installed"}
-	return &DatasetRun{Dataset: ds, Embedder: embedder, Configs: []*ConfigRun{c, skipped}}
+	c.Mean = eval.Mean(all)
+	skipped := &eval.ConfigRun{Name: "hybrid-rerank", Skipped: "model not installed"}
+	return &eval.DatasetRun{Dataset: ds, Embedder: embedder, Configs: []*eval.ConfigRun{c, skipped}}
 }
 
 func TestCheckQuality(t *testing.T) {
 	ref := qrun("fp32", 1, 0.5, 0.5, 0.0)
 	for _, tc := range []struct {
 		name string
-		run  *DatasetRun
+		run  *eval.DatasetRun
 		ok   bool
 	}{
 		{"the same figures", qrun("int8", 1, 0.5, 0.5, 0.0), true},

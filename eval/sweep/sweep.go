@@ -1,4 +1,9 @@
-package eval
+// Package sweep runs a grid over a base configuration's settings (a sweep
+// file, experiments/sweeps/) on eval's datasets, chooses a setting by the
+// selection rule and estimates how it transfers, by k-fold and
+// leave-one-dataset-out cross-validation; it prints its tables and writes
+// the winner as an experiment file.
+package sweep
 
 import (
 	"bytes"
@@ -11,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
@@ -80,23 +86,23 @@ func (p *Point) Label(s *Sweep) string {
 	return strings.Join(parts, " ")
 }
 
-// LoadSweep reads a sweep file; base configurations named by path are looked
+// Load reads a sweep file; base configurations named by path are looked
 // up relative to root.
-func LoadSweep(path, root string) (*Sweep, error) {
+func Load(path, root string) (*Sweep, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read sweep: %w", err)
 	}
-	return ParseSweep(path, raw, root)
+	return Parse(path, raw, root)
 }
 
 // sweepKeys are a sweep file's keys, in the order its refusals list them.
 var sweepKeys = []string{"name", "description", "base", "folds", "seed", "expansions", "grid"}
 
-// ParseSweep decodes a sweep file strictly: an unknown key, a missing or
+// Parse decodes a sweep file strictly: an unknown key, a missing or
 // ill-typed field, a setting the base's stage lacks or a value its stage
 // refuses is a *pipeline.ConfigError naming the file and the line.
-func ParseSweep(file string, raw []byte, root string) (*Sweep, error) {
+func Parse(file string, raw []byte, root string) (*Sweep, error) {
 	src := pipeline.Source(file)
 	m, err := src.Mapping(raw, "a sweep is a mapping with name, description, base, folds, seed and grid")
 	if err != nil {
@@ -175,10 +181,10 @@ func (s *Sweep) setScalar(src pipeline.Source, k, v *yaml.Node) error {
 		}
 		s.Seed = n
 	case "expansions":
-		if v.Value != "none" && v.Value != VariantClient {
-			return src.Errorf(v.Line, k.Value, "expansions must be none or %s, not %q", VariantClient, v.Value)
+		if v.Value != "none" && v.Value != eval.VariantClient {
+			return src.Errorf(v.Line, k.Value, "expansions must be none or %s, not %q", eval.VariantClient, v.Value)
 		}
-		if v.Value == VariantClient {
+		if v.Value == eval.VariantClient {
 			s.Expansions = v.Value
 		}
 	}

@@ -1,8 +1,9 @@
-package eval
+package gate
 
 import (
 	"fmt"
 	"maps"
+	"math"
 	"strings"
 	"testing"
 )
@@ -83,7 +84,7 @@ func TestDiffNearTies(t *testing.T) {
 		}(), changes: 1, changeHas: "index stamp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Diff(old, tc.cur)
+			d := DiffBaseline(old, tc.cur)
 			if len(d.Changes) != tc.changes || len(d.Flips) != tc.flips {
 				t.Fatalf("changes %q, flips %q; want %d changes, %d flips", d.Changes, d.Flips, tc.changes, tc.flips)
 			}
@@ -139,7 +140,7 @@ func TestDiffWavedShare(t *testing.T) {
 		{50, 1, true},
 	} {
 		t.Run(fmt.Sprintf("%d of %d", tc.flips, tc.queries), func(t *testing.T) {
-			d := Diff(wideBaseline(tc.queries), flipped(wideBaseline(tc.queries), tc.flips))
+			d := DiffBaseline(wideBaseline(tc.queries), flipped(wideBaseline(tc.queries), tc.flips))
 			if d.Compared != tc.queries || d.Waved != tc.flips {
 				t.Fatalf("compared %d, waved %d; want %d, %d", d.Compared, d.Waved, tc.queries, tc.flips)
 			}
@@ -155,5 +156,18 @@ func TestDiffWavedShare(t *testing.T) {
 				t.Errorf("the report does not say %q:\n%s", want, out.String())
 			}
 		})
+	}
+}
+
+// TestDiffUnencodable: a baseline holding a figure that is not a number
+// cannot be written as JSON; two such baselines must not read as a match.
+func TestDiffUnencodable(t *testing.T) {
+	b := gateBaseline()
+	m := *b.Configs[0].Metrics
+	m.NDCG10 = Fixed4(math.NaN())
+	b.Configs[0].Metrics = &m
+	d := DiffBaseline(b, b)
+	if !d.Failed() || !strings.Contains(strings.Join(d.Changes, "\n"), "cannot be written") {
+		t.Errorf("a baseline with a NaN figure against itself: changes %q", d.Changes)
 	}
 }
