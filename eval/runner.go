@@ -32,9 +32,9 @@ type Options struct {
 	Configs  []*pipeline.Config
 	Registry *models.Registry
 	WorkDir  string // where dataset indexes are kept (data/eval)
-	// Embedder is the model datasets are indexed with; "" is the gate's
-	// (models.Manifest.GateModel of models.DefaultEmbedder: the fp32
-	// original, whose scores agree across CPUs).
+	// Embedder is the model datasets are indexed with; "" is each
+	// dataset's gate model (GateModel: the fp32 original, whose scores
+	// agree across CPUs, of the model its users' first index would choose).
 	Embedder string
 	Now      time.Time
 	Log      func(string)
@@ -109,7 +109,10 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 	if emb == nil || mods == nil {
 		name := opts.Embedder
 		if name == "" {
-			name = opts.Registry.Manifest().GateModel(models.DefaultEmbedder)
+			var err error
+			if name, err = GateModel(ctx, opts.Registry.Manifest(), ds); err != nil {
+				return nil, err
+			}
 		}
 		e, err := opts.Registry.Embedder(ctx, name)
 		if err != nil {
@@ -322,4 +325,16 @@ func diagnose(ctx context.Context, db *index.DB, st *stages.State, q Query) ([]p
 		}
 	}
 	return ranks, "recall"
+}
+
+// GateModel is the model a dataset is scored with by default: the fp32
+// original (models.Manifest.GateModel) of the embedder a first index of its
+// vault would choose by its script, so a Chinese vault is scored with the
+// Chinese model, as its users' index would be.
+func GateModel(ctx context.Context, m models.Manifest, ds *Dataset) (string, error) {
+	script, _, err := vault.DetectScript(ctx, ds.VaultPath)
+	if err != nil {
+		return "", fmt.Errorf("the script of %s: %w", ds.Name, err)
+	}
+	return m.GateModel(m.EmbedderFor(script)), nil
 }
