@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/mattn/go-sqlite3"
 )
 
@@ -33,7 +32,7 @@ type DB struct {
 	ino  uint64
 	// checked is why Open ran the page check, "" when it did not.
 	checked string
-	cc      codeCache // binary codes for NearestBinary, loaded on first use
+	cc      codeCache // binary codes for the binary vector search, loaded on first use
 }
 
 // Open opens an index read-only and checks that it is one: a missing file is
@@ -378,44 +377,6 @@ func (f Filter) where() (string, []any) {
 		args = append(args, f.DateTo)
 	}
 	return strings.Join(conds, " AND "), args
-}
-
-// MaxKNN is the largest k sqlite-vec accepts in one KNN query.
-const MaxKNN = 4096
-
-// Nearest returns the k chunks nearest to v by L2 distance, nearest first,
-// ties by chunk id. Score is the cosine similarity (vectors are normalised).
-func (d *DB) Nearest(ctx context.Context, v []float32, k int) ([]Hit, error) {
-	blob, err := sqlite_vec.SerializeFloat32(v)
-	if err != nil {
-		return nil, err
-	}
-	k = min(k, MaxKNN)
-	// Materialised, so the planner cannot fold the outer ORDER BY into the
-	// vec0 query, which accepts only its own.
-	rows, err := d.sql.QueryContext(ctx, `WITH v AS MATERIALIZED (SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?)
-		SELECT v.rowid, c.note_id, v.distance FROM v JOIN chunks c ON c.id = v.rowid ORDER BY v.distance, v.rowid`, blob, k)
-	return vectorHits(rows, err)
-}
-
-// vectorHits reads (chunk id, note id, L2 distance) rows, nearest first, as
-// hits scored by cosine (the vectors are unit length: cos = 1 − d²/2).
-func vectorHits(rows *sql.Rows, err error) ([]Hit, error) {
-	if err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
-	}
-	defer rows.Close()
-	var hits []Hit
-	for rows.Next() {
-		var h Hit
-		var dist float64
-		if err := rows.Scan(&h.ChunkID, &h.NoteID, &dist); err != nil {
-			return nil, err
-		}
-		h.Score = 1 - dist*dist/2
-		hits = append(hits, h)
-	}
-	return hits, rows.Err()
 }
 
 // ChunkCount is the number of chunks in the index (what a KNN can drain).
