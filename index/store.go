@@ -33,6 +33,9 @@ type DB struct {
 	// checked is why Open ran the page check, "" when it did not.
 	checked string
 	cc      codeCache // binary codes for the binary vector search, loaded on first use
+	// tok is FTS5's tokenizer for the keyword search's query terms
+	// (postings.go), opened on first use and closed by Close.
+	tok ftsTokenizer
 }
 
 // Open opens an index read-only and checks that it is one: a missing file is
@@ -216,8 +219,11 @@ func recoverHotJournal(ctx context.Context, path string) bool {
 	return true
 }
 
-// Close closes the index.
-func (d *DB) Close() error { return d.sql.Close() }
+// Close closes the index and its tokenizer.
+func (d *DB) Close() error {
+	d.tok.close()
+	return d.sql.Close()
+}
 
 // Path is the file the index was opened from.
 func (d *DB) Path() string { return d.path }

@@ -57,6 +57,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, full bool) (*writer, error) {
 }
 
 func (w *writer) close() {
+	w.kw.close()
 	for _, s := range []*sql.Stmt{w.note, w.chunk, w.fts, w.vec, w.link, w.delNote, w.delChunks, w.oldFTS, w.delFTS, w.delVec, w.delLinks, w.flat, w.delFlat, w.delCodes} {
 		if s != nil {
 			s.Close()
