@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -295,10 +294,9 @@ func (d *DB) nearestBinary(ctx context.Context, v []float32, k, candidates int) 
 	if err != nil {
 		return nil, err
 	}
-	raw, _ := json.Marshal(ids)
 	// The note is in the chunk id (note id × chunkIDsPerNote + ord): no join
 	// with chunks, whose rows carry the text.
 	rows, err := d.sql.QueryContext(ctx, `SELECT id, id / ?, vec_distance_l2(embedding, ?) AS dist
-		FROM chunk_vectors WHERE id IN (SELECT value FROM json_each(?)) ORDER BY dist, id LIMIT ?`, chunkIDsPerNote, blob, string(raw), k)
+		FROM chunk_vectors WHERE id IN (SELECT value FROM json_each(?)) ORDER BY dist, id LIMIT ?`, chunkIDsPerNote, blob, jsonIDs(ids), k)
 	return vectorHits(rows, err)
 }

@@ -399,8 +399,7 @@ func (d *DB) Matching(ctx context.Context, ids []int64, f Filter) (map[int64]boo
 		return out, nil
 	}
 	where, args := f.where()
-	raw, _ := json.Marshal(ids)
-	rows, err := d.sql.QueryContext(ctx, `SELECT n.id FROM notes n WHERE n.id IN (SELECT value FROM json_each(?)) AND `+where, append([]any{string(raw)}, args...)...)
+	rows, err := d.sql.QueryContext(ctx, `SELECT n.id FROM notes n WHERE n.id IN (SELECT value FROM json_each(?)) AND `+where, append([]any{jsonIDs(ids)}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("filter notes: %w", err)
 	}
@@ -423,9 +422,22 @@ func scanNote(sc interface{ Scan(...any) error }) (NoteRow, error) {
 	if err := sc.Scan(&n.ID, &n.Path, &n.Title, &n.Type, &n.Date, &n.DateSource, &n.Project, &n.Status, &n.Source, &topics, &warns); err != nil {
 		return n, err
 	}
-	_ = json.Unmarshal([]byte(topics), &n.Topics)
-	_ = json.Unmarshal([]byte(warns), &n.Warnings)
+	// The build writes both as JSON lists (writer.insertNote): anything else
+	// is a damaged file.
+	if err := json.Unmarshal([]byte(topics), &n.Topics); err != nil {
+		return n, fmt.Errorf("%w: note %s: topics %q: %v; run `vault-rag reindex`", ErrCorrupt, n.Path, topics, err)
+	}
+	if err := json.Unmarshal([]byte(warns), &n.Warnings); err != nil {
+		return n, fmt.Errorf("%w: note %s: warnings %q: %v; run `vault-rag reindex`", ErrCorrupt, n.Path, warns, err)
+	}
 	return n, nil
+}
+
+// jsonIDs is ids as a JSON array, for SQLite's json_each. Marshalling a
+// []int64 has no way to fail, so its error is not looked at.
+func jsonIDs(ids []int64) string {
+	raw, _ := json.Marshal(ids)
+	return string(raw)
 }
 
 // Notes loads notes by id.
@@ -434,8 +446,7 @@ func (d *DB) Notes(ctx context.Context, ids []int64) (map[int64]NoteRow, error) 
 	if len(ids) == 0 {
 		return out, nil
 	}
-	raw, _ := json.Marshal(ids)
-	rows, err := d.sql.QueryContext(ctx, `SELECT `+noteCols+` FROM notes n WHERE n.id IN (SELECT value FROM json_each(?))`, string(raw))
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+noteCols+` FROM notes n WHERE n.id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("load notes: %w", err)
 	}
@@ -465,8 +476,7 @@ func (d *DB) Chunks(ctx context.Context, ids []int64) (map[int64]ChunkRow, error
 	if len(ids) == 0 {
 		return out, nil
 	}
-	raw, _ := json.Marshal(ids)
-	rows, err := d.sql.QueryContext(ctx, `SELECT id, note_id, ord, part, heading, body FROM chunks WHERE id IN (SELECT value FROM json_each(?))`, string(raw))
+	rows, err := d.sql.QueryContext(ctx, `SELECT id, note_id, ord, part, heading, body FROM chunks WHERE id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("load chunks: %w", err)
 	}
@@ -505,8 +515,7 @@ func (d *DB) Vectors(ctx context.Context, ids []int64) (map[int64][]float32, err
 	if len(ids) == 0 {
 		return out, nil
 	}
-	raw, _ := json.Marshal(ids)
-	rows, err := d.sql.QueryContext(ctx, `SELECT rowid, embedding FROM chunks_vec WHERE rowid IN (SELECT value FROM json_each(?))`, string(raw))
+	rows, err := d.sql.QueryContext(ctx, `SELECT rowid, embedding FROM chunks_vec WHERE rowid IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("load vectors: %w", err)
 	}

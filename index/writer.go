@@ -75,6 +75,7 @@ const chunkIDsPerNote = 1 << 16
 func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool) error {
 	n := &p.note
 	key := strings.ToLower(strings.TrimSuffix(n.Path, path.Ext(n.Path)))
+	// A []string always marshals: neither Marshal below can fail.
 	topics, _ := json.Marshal(nonNil(n.Frontmatter.Topics))
 	reasons := []string{} // the column holds each warning's one-line reason
 	for _, w := range n.Warnings {
