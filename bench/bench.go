@@ -776,8 +776,8 @@ func recallFigures(ctx context.Context, res *Results, emb stages.Embedder, datas
 		name          string
 		k, candidates int
 	}{
-		{"default: k=160, 1280 candidates", 160, index.Candidates(160, index.Oversample)},
-		{fmt.Sprintf("strict: k=10, %d candidates", index.MinCandidates), 10, index.Candidates(10, 1)},
+		{"default: k=160, 1280 candidates", 160, index.VectorQuery{}.Rescored(160)},
+		{fmt.Sprintf("strict: k=10, %d candidates", index.MinCandidates), 10, index.VectorQuery{Oversample: 1}.Rescored(10)},
 	} {
 		r, err := VectorRecall(ctx, db, qvs, c.k, c.candidates, 10)
 		if err != nil {

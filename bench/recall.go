@@ -27,16 +27,16 @@ type Recall struct {
 func VectorRecall(ctx context.Context, db *index.DB, qvs [][]float32, k, candidates, n int) (Recall, error) {
 	var r Recall
 	for _, qv := range qvs {
-		exact, err := db.Nearest(ctx, qv, k)
+		exact, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.Exact, K: k})
 		if err != nil {
 			return r, err
 		}
-		bin, err := db.NearestBinary(ctx, qv, k, candidates)
+		bin, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.Binary, K: k, Candidates: candidates})
 		if err != nil {
 			return r, err
 		}
-		r.Chunks += overlap(firstChunks(exact, n), firstChunks(bin, n))
-		r.Notes += overlap(firstNotes(exact, n), firstNotes(bin, n))
+		r.Chunks += overlap(firstChunks(exact.Hits, n), firstChunks(bin.Hits, n))
+		r.Notes += overlap(firstNotes(exact.Hits, n), firstNotes(bin.Hits, n))
 		r.Queries++
 	}
 	if r.Queries > 0 {
@@ -134,19 +134,25 @@ func realRecall(ctx context.Context, res *Results, emb *models.Embedder, work st
 			}
 			qvs = append(qvs, qv)
 		}
-		exact, err := timeSearch(qvs, func(qv []float32) error { _, err := db.Nearest(ctx, qv, realRecallK); return err })
+		exact, err := timeSearch(qvs, func(qv []float32) error {
+			_, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.Exact, K: realRecallK})
+			return err
+		})
 		if err != nil {
 			return err
 		}
 		note := fmt.Sprintf("%d queries (%s), %s vectors, %d chunks, k %d", len(qvs), set.name, emb.Name(), total, realRecallK)
 		res.add("recall at scale", "exact KNN p50, "+set.name, dataset, measure.Millis(exact), "ms", note)
-		for _, over := range []int{2, 4, index.Oversample, 16} {
-			c := index.Candidates(realRecallK, over)
+		for _, over := range []int{2, 4, index.DefaultOversample, 16} {
+			c := index.VectorQuery{Oversample: over}.Rescored(realRecallK)
 			r, err := VectorRecall(ctx, db, qvs, realRecallK, c, 10)
 			if err != nil {
 				return err
 			}
-			p50, err := timeSearch(qvs, func(qv []float32) error { _, err := db.NearestBinary(ctx, qv, realRecallK, c); return err })
+			p50, err := timeSearch(qvs, func(qv []float32) error {
+				_, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.Binary, K: realRecallK, Candidates: c})
+				return err
+			})
 			if err != nil {
 				return err
 			}

@@ -58,7 +58,7 @@ func TestBinaryRecallDemo(t *testing.T) {
 		k, candidates int
 		bar           float64
 	}{
-		{160, index.Candidates(160, index.Oversample), 0.99},
+		{160, index.VectorQuery{}.Rescored(160), 0.99},
 		{10, 80, 0.95},
 	} {
 		r, err := VectorRecall(ctx, db, qvs, c.k, c.candidates, 10)

@@ -55,12 +55,12 @@ type bm25Plan struct {
 
 // planBM25 returns the plan for a query, ok false when FTS5 must run it (not
 // a quoted OR list, or a term that is not one token).
-func planBM25(ctx context.Context, q KeywordQuery) (bm25Plan, bool, error) {
+func (d *DB) planBM25(ctx context.Context, q KeywordQuery) (bm25Plan, bool, error) {
 	terms, ok := q.terms()
 	if !ok {
 		return bm25Plan{}, false, nil
 	}
-	toks, err := tokenizer.queryTokens(ctx, append(slices.Clip(terms), q.Extra...))
+	toks, err := d.tok.queryTokens(ctx, append(slices.Clip(terms), q.Extra...))
 	if err != nil {
 		return bm25Plan{}, false, err
 	}
@@ -276,7 +276,7 @@ func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*pos
 // or cannot run on the postings (a term of several tokens). Only Terms are
 // judged, never Extra.
 func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held, total float64, err error) {
-	p, ok, err := planBM25(ctx, q)
+	p, ok, err := d.planBM25(ctx, q)
 	if err != nil || !ok || len(p.phrases) == 0 {
 		return 0, 0, err
 	}
@@ -474,7 +474,7 @@ func bm25IDF(nRow, nHit int64) float64 {
 // every match has been seen. ok is false when FTS5 must run the query
 // instead.
 func (d *DB) keywordPostings(ctx context.Context, q KeywordQuery) (hits []Hit, ok bool, err error) {
-	p, ok, err := planBM25(ctx, q)
+	p, ok, err := d.planBM25(ctx, q)
 	if err != nil || !ok {
 		return nil, false, err
 	}

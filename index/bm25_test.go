@@ -75,7 +75,7 @@ func sameAsFTS5(t *testing.T, d *DB, queries []string) {
 		// Only a quoted OR list of one-token terms runs on the postings.
 		terms, plain := quotedTerms(q)
 		want := plain && !strings.ContainsAny(strings.Join(terms, ""), ` "`)
-		if _, onPostings, err := planBM25(ctx, KeywordQuery{Match: q, TitleWeight: 1, BodyWeight: 1}); err != nil || onPostings != want {
+		if _, onPostings, err := d.planBM25(ctx, KeywordQuery{Match: q, TitleWeight: 1, BodyWeight: 1}); err != nil || onPostings != want {
 			t.Fatalf("%s: on the postings %v (%v), want %v", q, onPostings, err, want)
 		}
 		for _, w := range [][2]float64{{1, 1}, {3, 1}, {0.3, 1}, {2.5, 0.7}} {
@@ -386,11 +386,11 @@ func TestMinMatchFiltersTheOR(t *testing.T) {
 	checked, constrained := 0, 0
 	for _, q := range bm25Queries(rng, 80) {
 		terms, ok := quotedTerms(q)
-		if _, onPostings, err := planBM25(ctx, KeywordQuery{Terms: terms}); !ok || err != nil || !onPostings {
+		if _, onPostings, err := d.planBM25(ctx, KeywordQuery{Terms: terms}); !ok || err != nil || !onPostings {
 			continue
 		}
 		// Each distinct token's chunks, from FTS5.
-		toks, err := tokenizer.queryTokens(ctx, terms)
+		toks, err := d.tok.queryTokens(ctx, terms)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -451,7 +451,7 @@ func TestExtraKeepsOnlyRare(t *testing.T) {
 	d, nRow := randomIndex(t, rng, 150)
 	// Each term's token and document frequency, by FTS5.
 	df := func(term string) (string, int) {
-		toks, err := tokenizer.queryTokens(ctx, []string{term})
+		toks, err := d.tok.queryTokens(ctx, []string{term})
 		if err != nil || len(toks[0]) != 1 {
 			t.Fatalf("%q: tokens %v (%v)", term, toks, err)
 		}
@@ -464,7 +464,7 @@ func TestExtraKeepsOnlyRare(t *testing.T) {
 	dropped, kept, asQuestion := 0, 0, 0
 	for i, q := range bm25Queries(rng, 120) {
 		terms, ok := quotedTerms(q)
-		if _, onPostings, err := planBM25(ctx, KeywordQuery{Terms: terms}); !ok || err != nil || !onPostings || len(terms) < 2 {
+		if _, onPostings, err := d.planBM25(ctx, KeywordQuery{Terms: terms}); !ok || err != nil || !onPostings || len(terms) < 2 {
 			continue
 		}
 		split := 1 + i%(len(terms)-1)
@@ -547,7 +547,7 @@ func TestExtraWithinBudget(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	d, nRow := randomIndex(t, rng, 150)
 	df := func(term string) (string, int64) {
-		toks, err := tokenizer.queryTokens(ctx, []string{term})
+		toks, err := d.tok.queryTokens(ctx, []string{term})
 		if err != nil || len(toks[0]) != 1 {
 			t.Fatalf("%q: tokens %v (%v)", term, toks, err)
 		}
@@ -560,7 +560,7 @@ func TestExtraWithinBudget(t *testing.T) {
 	partial, whole, none := 0, 0, 0
 	for i, q := range bm25Queries(rng, 120) {
 		terms, ok := quotedTerms(q)
-		if _, onPostings, err := planBM25(ctx, KeywordQuery{Terms: terms}); !ok || err != nil || !onPostings || len(terms) < 3 {
+		if _, onPostings, err := d.planBM25(ctx, KeywordQuery{Terms: terms}); !ok || err != nil || !onPostings || len(terms) < 3 {
 			continue
 		}
 		split := 1 + i%2

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -103,8 +102,10 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 		}
 	}
 	if !opts.NoCache {
-		// Keep the cache to what the vault holds now. A failure costs only
-		// disk space, so it does not fail the build.
+		// Keep the cache to what the vault holds now. The new index is in
+		// place by now; a failed prune leaves vectors no chunk uses in the
+		// cache, which costs disk space and nothing else (a later full build
+		// prunes again), so it neither fails the build nor is reported.
 		_ = cache.prune(ctx, opts.DBPath)
 	}
 	return rep, nil
@@ -265,9 +266,8 @@ func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reuse
 		for k, seq := range seqs[lo:hi] {
 			pos[seq] = k
 		}
-		raw, _ := json.Marshal(seqs[lo:hi])
 		items := make([]embedItem, hi-lo)
-		rows, err := get.QueryContext(ctx, string(raw))
+		rows, err := get.QueryContext(ctx, jsonIDs(seqs[lo:hi]))
 		if err != nil {
 			return nil, fmt.Errorf("embedding cache: %w", err)
 		}

@@ -304,7 +304,7 @@ func TestKeyword(t *testing.T) {
 	}
 }
 
-func TestNearest(t *testing.T) {
+func TestVectorExact(t *testing.T) {
 	ctx := context.Background()
 	vault, dbPath := newFixture(t)
 	build(t, newFake(), vault, dbPath, false)
@@ -331,7 +331,7 @@ func TestNearest(t *testing.T) {
 			}
 			c := chunks[tc.ord]
 			v := bow.Vector(vpkg.EmbedText(tc.title, vpkg.Chunk{Heading: c.Heading, Body: c.Body}))
-			hits, err := d.Nearest(ctx, v, 3)
+			hits, err := exactKNN(ctx, d, v, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -356,8 +356,8 @@ func TestNearest(t *testing.T) {
 			}
 		})
 	}
-	if hits, err := d.Nearest(ctx, bow.Vector("zebras"), 100); err != nil || len(hits) != fixtureChunks {
-		t.Errorf("Nearest(k=100) = %d hits, %v; want every chunk (%d)", len(hits), err, fixtureChunks)
+	if hits, err := exactKNN(ctx, d, bow.Vector("zebras"), 100); err != nil || len(hits) != fixtureChunks {
+		t.Errorf("exact KNN (k=100) = %d hits, %v; want every chunk (%d)", len(hits), err, fixtureChunks)
 	}
 }
 

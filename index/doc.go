@@ -12,6 +12,7 @@
 //
 // The read side is DB (store.go): notes, chunks, links and filters; the
 // keyword search (keyword.go), run on the index's own postings (postings.go,
-// bm25.go) or by FTS5; and the vector search, exact with sqlite-vec or by
-// binary codes rescored with the float vectors (quant.go).
+// bm25.go) or by FTS5; and the vector search (vector.go), exact with
+// sqlite-vec or by binary codes rescored with the float vectors (quant.go),
+// with the filter ladder of a scoped search.
 package index

@@ -50,3 +50,15 @@ func (f *fakeEmbedder) texts() []string {
 	defer f.mu.Unlock()
 	return append([]string(nil), f.embedded...)
 }
+
+// exactKNN and binaryKNN are chunk searches (DB.Vector with K) by each mode,
+// binaryKNN rescoring the given number of candidates.
+func exactKNN(ctx context.Context, d *DB, v []float32, k int) ([]Hit, error) {
+	res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: Exact, K: k})
+	return res.Hits, err
+}
+
+func binaryKNN(ctx context.Context, d *DB, v []float32, k, candidates int) ([]Hit, error) {
+	res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: Binary, K: k, Candidates: candidates})
+	return res.Hits, err
+}

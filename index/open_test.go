@@ -59,3 +59,37 @@ func TestOpenChecksOnlyWithReason(t *testing.T) {
 		d2.Close()
 	}
 }
+
+// TestDamagedNoteJSON: a note's topics or warnings that are not the JSON list
+// the build writes make reading the note fail as ErrCorrupt, not come back
+// empty.
+func TestDamagedNoteJSON(t *testing.T) {
+	ctx := context.Background()
+	vault, dbPath := newFixture(t)
+	build(t, newFake(), vault, dbPath, false)
+	if n, err := open(t, dbPath).NoteByPath(ctx, "alpha.md"); err != nil || len(n.Topics) != 2 {
+		t.Fatalf("alpha.md before the damage: %+v, %v", n, err)
+	}
+	for _, col := range []string{"topics", "warnings"} {
+		rw, err := openSQLite(dbPath, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rw.ExecContext(ctx, `UPDATE notes SET `+col+` = '[unclosed' WHERE path = 'alpha.md'`); err != nil {
+			t.Fatal(err)
+		}
+		rw.Close()
+		d := open(t, dbPath)
+		if _, err := d.NoteByPath(ctx, "alpha.md"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), col) {
+			t.Errorf("damaged %s: %v, want ErrCorrupt naming it", col, err)
+		}
+		if _, err := d.NoteByPath(ctx, "beta.md"); err != nil {
+			t.Errorf("an undamaged note: %v", err)
+		}
+		rw, _ = openSQLite(dbPath, false)
+		if _, err := rw.ExecContext(ctx, `UPDATE notes SET `+col+` = '[]' WHERE path = 'alpha.md'`); err != nil {
+			t.Fatal(err)
+		}
+		rw.Close()
+	}
+}

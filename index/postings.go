@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-
-	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 )
 
 // The keyword postings: for every term of chunks_fts, the chunks holding it,
@@ -189,15 +187,17 @@ type docTokens struct {
 
 // ftsTokenizer runs FTS5's tokenizer through an FTS5 table in a private
 // in-memory database: rows are inserted in a transaction, their terms read
-// back through fts5vocab, and the transaction rolled back.
+// back through fts5vocab, and the transaction rolled back. Its owner holds
+// one (a DB for its queries, a build's kwWriter for its chunks): the
+// database is opened on first use and closed with the owner, and the
+// mutex takes the owner's callers through its one connection in turn. The
+// zero value is ready to use.
 type ftsTokenizer struct {
 	mu    sync.Mutex
 	conn  *sql.Conn
 	db    *sql.DB
 	stems map[string][]string // query term → its FTS5 tokens (bounded)
 }
-
-var tokenizer ftsTokenizer
 
 // maxStems bounds the query-term cache.
 const maxStems = 1 << 14
@@ -206,7 +206,7 @@ func (t *ftsTokenizer) open(ctx context.Context) error {
 	if t.conn != nil {
 		return nil
 	}
-	vecOnce.Do(sqlite_vec.Auto)
+	// mode=memory without cache=shared: a database of this connection's own.
 	db, err := sql.Open("sqlite3", "file:vault-rag-tokenizer?mode=memory")
 	if err != nil {
 		return err
@@ -228,6 +228,14 @@ func (t *ftsTokenizer) open(ctx context.Context) error {
 	}
 	t.db, t.conn = db, conn
 	return nil
+}
+
+// close closes the tokenizer's database; a later call opens it again.
+func (t *ftsTokenizer) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.reset()
+	t.stems = nil
 }
 
 // reset drops the connection after an error, so the next call starts afresh.
@@ -353,6 +361,7 @@ func (t *ftsTokenizer) queryTokens(ctx context.Context, terms []string) ([][]str
 // incremental one notes the chunks it deletes and adds, and patches the lists
 // of their terms at flush.
 type kwWriter struct {
+	tok     ftsTokenizer // the build's own, closed by close
 	full    bool
 	pending [][2]string // texts not yet tokenized
 	ids     []int64
@@ -368,6 +377,9 @@ func newKWWriter(full bool) *kwWriter {
 	return &kwWriter{full: full, lists: map[string]*listEncoder{}, added: map[string][]posting{}, removed: map[int64]bool{}, touched: map[string]bool{}}
 }
 
+// close releases the writer's tokenizer.
+func (w *kwWriter) close() { w.tok.close() }
+
 // add queues a chunk's text as chunks_fts holds it.
 func (w *kwWriter) add(ctx context.Context, id int64, title, body string) error {
 	w.pending = append(w.pending, [2]string{title, body})
@@ -382,7 +394,7 @@ func (w *kwWriter) tokenizePending(ctx context.Context) error {
 	if len(w.pending) == 0 {
 		return nil
 	}
-	docs, err := tokenizer.tokenize(ctx, w.pending)
+	docs, err := w.tok.tokenize(ctx, w.pending)
 	if err != nil {
 		return fmt.Errorf("keyword postings: %w", err)
 	}
@@ -411,7 +423,7 @@ func (w *kwWriter) tokenizePending(ctx context.Context) error {
 // remove notes chunks an incremental build deletes, with the texts
 // chunks_fts held for them (so their terms' lists are patched).
 func (w *kwWriter) remove(ctx context.Context, ids []int64, texts [][2]string) error {
-	docs, err := tokenizer.tokenize(ctx, texts)
+	docs, err := w.tok.tokenize(ctx, texts)
 	if err != nil {
 		return fmt.Errorf("keyword postings: %w", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -24,19 +23,12 @@ import (
 // most bits are the same for every chunk) — in memory, ranks all chunks by
 // its agreement with the query (the query's floats against the
 // code's signs, see nearest), and rescores the best
-// Oversample × k of them with their exact float vectors (plain rows in
+// DefaultOversample × k of them with their exact float vectors (plain rows in
 // chunk_vectors, read by primary key). The result has exact scores; only the
 // candidate set is approximate, and recall@10 against the exact KNN is
 // measured on real vectors (bench, TestBinaryRecall).
 
 const metaCentre = "quant_centre" // base64 of the float32 centre, little-endian
-
-// Oversample is the default multiple of k the binary pass hands to rescoring.
-const Oversample = 8
-
-// MinCandidates is the fewest candidates the binary pass rescores, however
-// small k is: a top-10 from a few dozen candidates loses neighbours.
-const MinCandidates = 256
 
 // syncCodes gives every row of chunk_vectors its binary code. A full build
 // computes the centre; an incremental one keeps the index's, so old and new
@@ -269,27 +261,18 @@ func (s *codeSet) nearest(q []float32, n int) []int64 {
 	return out
 }
 
-// Candidates is how many chunks the binary pass of a k-nearest search
-// rescores: oversample × k, at least MinCandidates.
-func Candidates(k, oversample int) int {
-	if oversample <= 0 {
-		oversample = Oversample
-	}
-	return max(k*oversample, MinCandidates)
-}
-
-// NearestBinary is Nearest through the quantized first pass: the candidates
-// that score best against the query's floats (see codeSet.nearest) are
-// rescored with their float vectors, and the
-// k nearest of those come back, nearest first, ties by chunk id, with the
-// scores Nearest gives them. With k or candidates at least the chunk count it
-// examines every chunk and equals Nearest.
-func (d *DB) NearestBinary(ctx context.Context, v []float32, k, candidates int) ([]Hit, error) {
+// nearestBinary is nearestExact through the quantized first pass: the
+// candidates that score best against the query's floats (see
+// codeSet.nearest) are rescored with their float vectors, and the k nearest
+// of those come back, nearest first, ties by chunk id, with the scores
+// nearestExact gives them. With k or candidates at least the chunk count it
+// examines every chunk and equals nearestExact.
+func (d *DB) nearestBinary(ctx context.Context, v []float32, k, candidates int) ([]Hit, error) {
 	if done, err := d.vectorsComplete(ctx); err != nil {
 		return nil, err
 	} else if !done {
 		// A staged build is still embedding: no codes yet (staged.go).
-		return d.Nearest(ctx, v, k)
+		return d.nearestExact(ctx, v, k)
 	}
 	s, err := d.codes(ctx)
 	if err != nil {
@@ -311,10 +294,9 @@ func (d *DB) NearestBinary(ctx context.Context, v []float32, k, candidates int) 
 	if err != nil {
 		return nil, err
 	}
-	raw, _ := json.Marshal(ids)
 	// The note is in the chunk id (note id × chunkIDsPerNote + ord): no join
 	// with chunks, whose rows carry the text.
 	rows, err := d.sql.QueryContext(ctx, `SELECT id, id / ?, vec_distance_l2(embedding, ?) AS dist
-		FROM chunk_vectors WHERE id IN (SELECT value FROM json_each(?)) ORDER BY dist, id LIMIT ?`, chunkIDsPerNote, blob, string(raw), k)
+		FROM chunk_vectors WHERE id IN (SELECT value FROM json_each(?)) ORDER BY dist, id LIMIT ?`, chunkIDsPerNote, blob, jsonIDs(ids), k)
 	return vectorHits(rows, err)
 }

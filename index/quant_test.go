@@ -16,19 +16,19 @@ import (
 
 // Asked for every chunk, the binary path examines every chunk and returns
 // what the exact KNN returns, in the same order with the same scores.
-func TestNearestBinaryAllEqualsExact(t *testing.T) {
+func TestVectorBinaryAllEqualsExact(t *testing.T) {
 	ctx := context.Background()
 	vault, dbPath := newFixture(t)
 	build(t, newFake(), vault, dbPath, false)
 	d := open(t, dbPath)
 	for _, q := range []string{"zebras", "quokka release", "gamma project status", "croissant"} {
 		v := bow.Vector(q)
-		exact, err := d.Nearest(ctx, v, fixtureChunks)
+		exact, err := exactKNN(ctx, d, v, fixtureChunks)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct{ k, cand int }{{fixtureChunks, 1}, {3, fixtureChunks}, {3, MinCandidates}} {
-			bin, err := d.NearestBinary(ctx, v, c.k, c.cand)
+			bin, err := binaryKNN(ctx, d, v, c.k, c.cand)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,12 +43,12 @@ func TestNearestBinaryAllEqualsExact(t *testing.T) {
 // nearest first, each with its exact score, and the candidates are the
 // nearest by Hamming distance: the chunk whose own vector is the query is
 // always among them.
-func TestNearestBinaryCandidates(t *testing.T) {
+func TestVectorBinaryCandidates(t *testing.T) {
 	ctx := context.Background()
 	vault, dbPath := newFixture(t)
 	build(t, newFake(), vault, dbPath, false)
 	d := open(t, dbPath)
-	all, err := d.Nearest(ctx, bow.Vector("zebras"), fixtureChunks)
+	all, err := exactKNN(ctx, d, bow.Vector("zebras"), fixtureChunks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestNearestBinaryCandidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	self := vecs[all[5].ChunkID]
-	hits, err := d.NearestBinary(ctx, self, 2, 3)
+	hits, err := binaryKNN(ctx, d, self, 2, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestNearestBinaryCandidates(t *testing.T) {
 	if hits[1].Score > hits[0].Score {
 		t.Errorf("not nearest first: %+v", hits)
 	}
-	hits, err = d.NearestBinary(ctx, bow.Vector("zebras"), 4, 4)
+	hits, err = binaryKNN(ctx, d, bow.Vector("zebras"), 4, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestCodesFollowIncrementalBuild(t *testing.T) {
 	build(t, emb, vault, dbPath, false)
 	d := open(t, dbPath)
 	probe := bow.Vector("Alpha\n\nxylophone marimba glockenspiel")
-	if _, err := d.NearestBinary(ctx, probe, 1, 1); err != nil { // loads the codes
+	if _, err := binaryKNN(ctx, d, probe, 1, 1); err != nil { // loads the codes
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(vault, "alpha.md"), []byte("# Alpha\n\nxylophone marimba glockenspiel\n"), 0o644); err != nil {
@@ -103,7 +103,7 @@ func TestCodesFollowIncrementalBuild(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	build(t, emb, vault, dbPath, true)
 	checkCodes(t, d)
-	hits, err := d.NearestBinary(ctx, probe, 1, 1)
+	hits, err := binaryKNN(ctx, d, probe, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

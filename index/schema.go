@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"sync"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver; build with -tags sqlite_fts5
@@ -16,8 +15,6 @@ import (
 // hold Chinese, Japanese and Korean text as bigrams (SplitCJK). 5: their
 // title field holds a note's frontmatter aliases after its title.
 const SchemaVersion = "5"
-
-var vecOnce sync.Once
 
 func schema(dim int) []string {
 	return []string{
@@ -69,7 +66,12 @@ func schema(dim int) []string {
 // openSQLite opens a SQLite file with sqlite-vec loaded. readOnly opens it with
 // mode=ro, which is how searches see the index.
 func openSQLite(path string, readOnly bool) (*sql.DB, error) {
-	vecOnce.Do(sqlite_vec.Auto)
+	// sqlite-vec is registered as an automatic extension of every connection
+	// SQLite opens after this: a list in the SQLite library, process-wide,
+	// not state of this package. Registering an entry point already on it
+	// is a harmless no-op (sqlite3_auto_extension), so every open makes sure
+	// of it, with no once-per-process guard.
+	sqlite_vec.Auto()
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ func TestStagedFirstBuild(t *testing.T) {
 	}
 	q := make([]float32, emb.Dim())
 	q[0] = 1
-	if hits, err := d.NearestBinary(ctx, q, 5, 100); err != nil || len(hits) != 0 {
+	if hits, err := binaryKNN(ctx, d, q, 5, 100); err != nil || len(hits) != 0 {
 		t.Errorf("vector search before any vector = %v, %v; want nothing", hits, err)
 	}
 
@@ -71,7 +71,7 @@ func TestStagedFirstBuild(t *testing.T) {
 		c, err := d.Coverage(ctx)
 		return err == nil && c.Embedded >= 2
 	})
-	hits, err := d.NearestBinary(ctx, q, 100, 100)
+	hits, err := binaryKNN(ctx, d, q, 100, 100)
 	if err != nil || len(hits) == 0 || len(hits) >= fixtureChunks {
 		t.Errorf("vector search part-way = %d hits, %v; want the embedded chunks only", len(hits), err)
 	}
@@ -108,8 +108,8 @@ func TestStagedFirstBuild(t *testing.T) {
 	for i := range q {
 		q[i] = float32(i%7) - 3
 	}
-	a, err1 := d.NearestBinary(ctx, q, 5, 8)
-	b, err2 := c.NearestBinary(ctx, q, 5, 8)
+	a, err1 := binaryKNN(ctx, d, q, 5, 8)
+	b, err2 := binaryKNN(ctx, c, q, 5, 8)
 	if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
 		t.Errorf("binary search staged %v (%v), classic %v (%v)", a, err1, b, err2)
 	}

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/mattn/go-sqlite3"
 )
 
@@ -33,7 +32,10 @@ type DB struct {
 	ino  uint64
 	// checked is why Open ran the page check, "" when it did not.
 	checked string
-	cc      codeCache // binary codes for NearestBinary, loaded on first use
+	cc      codeCache // binary codes for the binary vector search, loaded on first use
+	// tok is FTS5's tokenizer for the keyword search's query terms
+	// (postings.go), opened on first use and closed by Close.
+	tok ftsTokenizer
 }
 
 // Open opens an index read-only and checks that it is one: a missing file is
@@ -217,8 +219,11 @@ func recoverHotJournal(ctx context.Context, path string) bool {
 	return true
 }
 
-// Close closes the index.
-func (d *DB) Close() error { return d.sql.Close() }
+// Close closes the index and its tokenizer.
+func (d *DB) Close() error {
+	d.tok.close()
+	return d.sql.Close()
+}
 
 // Path is the file the index was opened from.
 func (d *DB) Path() string { return d.path }
@@ -380,44 +385,6 @@ func (f Filter) where() (string, []any) {
 	return strings.Join(conds, " AND "), args
 }
 
-// MaxKNN is the largest k sqlite-vec accepts in one KNN query.
-const MaxKNN = 4096
-
-// Nearest returns the k chunks nearest to v by L2 distance, nearest first,
-// ties by chunk id. Score is the cosine similarity (vectors are normalised).
-func (d *DB) Nearest(ctx context.Context, v []float32, k int) ([]Hit, error) {
-	blob, err := sqlite_vec.SerializeFloat32(v)
-	if err != nil {
-		return nil, err
-	}
-	k = min(k, MaxKNN)
-	// Materialised, so the planner cannot fold the outer ORDER BY into the
-	// vec0 query, which accepts only its own.
-	rows, err := d.sql.QueryContext(ctx, `WITH v AS MATERIALIZED (SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?)
-		SELECT v.rowid, c.note_id, v.distance FROM v JOIN chunks c ON c.id = v.rowid ORDER BY v.distance, v.rowid`, blob, k)
-	return vectorHits(rows, err)
-}
-
-// vectorHits reads (chunk id, note id, L2 distance) rows, nearest first, as
-// hits scored by cosine (the vectors are unit length: cos = 1 − d²/2).
-func vectorHits(rows *sql.Rows, err error) ([]Hit, error) {
-	if err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
-	}
-	defer rows.Close()
-	var hits []Hit
-	for rows.Next() {
-		var h Hit
-		var dist float64
-		if err := rows.Scan(&h.ChunkID, &h.NoteID, &dist); err != nil {
-			return nil, err
-		}
-		h.Score = 1 - dist*dist/2
-		hits = append(hits, h)
-	}
-	return hits, rows.Err()
-}
-
 // ChunkCount is the number of chunks in the index (what a KNN can drain).
 func (d *DB) ChunkCount(ctx context.Context) (int, error) {
 	var n int
@@ -432,8 +399,7 @@ func (d *DB) Matching(ctx context.Context, ids []int64, f Filter) (map[int64]boo
 		return out, nil
 	}
 	where, args := f.where()
-	raw, _ := json.Marshal(ids)
-	rows, err := d.sql.QueryContext(ctx, `SELECT n.id FROM notes n WHERE n.id IN (SELECT value FROM json_each(?)) AND `+where, append([]any{string(raw)}, args...)...)
+	rows, err := d.sql.QueryContext(ctx, `SELECT n.id FROM notes n WHERE n.id IN (SELECT value FROM json_each(?)) AND `+where, append([]any{jsonIDs(ids)}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("filter notes: %w", err)
 	}
@@ -456,9 +422,22 @@ func scanNote(sc interface{ Scan(...any) error }) (NoteRow, error) {
 	if err := sc.Scan(&n.ID, &n.Path, &n.Title, &n.Type, &n.Date, &n.DateSource, &n.Project, &n.Status, &n.Source, &topics, &warns); err != nil {
 		return n, err
 	}
-	_ = json.Unmarshal([]byte(topics), &n.Topics)
-	_ = json.Unmarshal([]byte(warns), &n.Warnings)
+	// The build writes both as JSON lists (writer.insertNote): anything else
+	// is a damaged file.
+	if err := json.Unmarshal([]byte(topics), &n.Topics); err != nil {
+		return n, fmt.Errorf("%w: note %s: topics %q: %v; run `vault-rag reindex`", ErrCorrupt, n.Path, topics, err)
+	}
+	if err := json.Unmarshal([]byte(warns), &n.Warnings); err != nil {
+		return n, fmt.Errorf("%w: note %s: warnings %q: %v; run `vault-rag reindex`", ErrCorrupt, n.Path, warns, err)
+	}
 	return n, nil
+}
+
+// jsonIDs is ids as a JSON array, for SQLite's json_each. Marshalling a
+// []int64 has no way to fail, so its error is not looked at.
+func jsonIDs(ids []int64) string {
+	raw, _ := json.Marshal(ids)
+	return string(raw)
 }
 
 // Notes loads notes by id.
@@ -467,8 +446,7 @@ func (d *DB) Notes(ctx context.Context, ids []int64) (map[int64]NoteRow, error) 
 	if len(ids) == 0 {
 		return out, nil
 	}
-	raw, _ := json.Marshal(ids)
-	rows, err := d.sql.QueryContext(ctx, `SELECT `+noteCols+` FROM notes n WHERE n.id IN (SELECT value FROM json_each(?))`, string(raw))
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+noteCols+` FROM notes n WHERE n.id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("load notes: %w", err)
 	}
@@ -498,8 +476,7 @@ func (d *DB) Chunks(ctx context.Context, ids []int64) (map[int64]ChunkRow, error
 	if len(ids) == 0 {
 		return out, nil
 	}
-	raw, _ := json.Marshal(ids)
-	rows, err := d.sql.QueryContext(ctx, `SELECT id, note_id, ord, part, heading, body FROM chunks WHERE id IN (SELECT value FROM json_each(?))`, string(raw))
+	rows, err := d.sql.QueryContext(ctx, `SELECT id, note_id, ord, part, heading, body FROM chunks WHERE id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("load chunks: %w", err)
 	}
@@ -538,8 +515,7 @@ func (d *DB) Vectors(ctx context.Context, ids []int64) (map[int64][]float32, err
 	if len(ids) == 0 {
 		return out, nil
 	}
-	raw, _ := json.Marshal(ids)
-	rows, err := d.sql.QueryContext(ctx, `SELECT rowid, embedding FROM chunks_vec WHERE rowid IN (SELECT value FROM json_each(?))`, string(raw))
+	rows, err := d.sql.QueryContext(ctx, `SELECT rowid, embedding FROM chunks_vec WHERE rowid IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("load vectors: %w", err)
 	}

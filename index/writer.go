@@ -57,6 +57,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, full bool) (*writer, error) {
 }
 
 func (w *writer) close() {
+	w.kw.close()
 	for _, s := range []*sql.Stmt{w.note, w.chunk, w.fts, w.vec, w.link, w.delNote, w.delChunks, w.oldFTS, w.delFTS, w.delVec, w.delLinks, w.flat, w.delFlat, w.delCodes} {
 		if s != nil {
 			s.Close()
@@ -75,6 +76,7 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 	n := &p.note
 	key := strings.ToLower(strings.TrimSuffix(n.Path, path.Ext(n.Path)))
 	meta := NoteMetaOf(n)
+	// A []string always marshals: neither Marshal below can fail.
 	topics, _ := json.Marshal(nonNil(meta.Topics))
 	reasons := []string{} // the column holds each warning's one-line reason
 	for _, w := range n.Warnings {

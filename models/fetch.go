@@ -169,8 +169,18 @@ func fetchFrom(ctx context.Context, dataDir, dir string, s Spec, src Source, o F
 		}
 		got[f.Name] = sum
 	}
-	raw, _ := json.MarshalIndent(stamp{Source: line, SHA256: got, Verified: time.Now().UTC()}, "", "  ")
-	return line, os.WriteFile(filepath.Join(dir, stampName), raw, 0o644)
+	return line, writeStamp(dir, line, got)
+}
+
+// writeStamp records in dir where a model's files came from and their
+// sha256 sums, verified now: what Check reads back. Both a fetch and an
+// import write it.
+func writeStamp(dir, source string, sums map[string]string) error {
+	raw, err := json.MarshalIndent(stamp{Source: source, SHA256: sums, Verified: time.Now().UTC()}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("record the install in %s: %w", dir, err)
+	}
+	return os.WriteFile(filepath.Join(dir, stampName), raw, 0o644)
 }
 
 // hubHost is the host the manifest's Hugging Face URLs name.

@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 )
 
 // ErrMismatch says a file offered for a model is not the file the manifest
@@ -91,8 +89,7 @@ func Import(dataDir string, s Spec, paths []string) (Status, error) {
 			abs[i] = a
 		}
 	}
-	raw, _ := json.MarshalIndent(stamp{Source: "imported from " + strings.Join(abs, ", "), SHA256: sums, Verified: time.Now().UTC()}, "", "  ")
-	if err := os.WriteFile(filepath.Join(stage, stampName), raw, 0o644); err != nil {
+	if err := writeStamp(stage, "imported from "+strings.Join(abs, ", "), sums); err != nil {
 		return Status{}, err
 	}
 	if err := os.Chmod(stage, 0o755); err != nil { // MkdirTemp made it private

@@ -280,7 +280,7 @@ func TestParseAccepts(t *testing.T) {
 			src:  "stages:\n  - keyword:\n  - vector: {}\n  - rrf:\n",
 			want: []stages.Stage{
 				&stages.Keyword{Limit: 40, Stopwords: "none", TitleWeight: 1, Score: "chunk", Text: []string{"query"}, List: "keyword", ClientTerms: "all"},
-				&stages.Vector{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}, Search: "binary", Oversample: index.Oversample, Text: []string{"query"}, EmbedAs: "query", List: "vector"},
+				&stages.Vector{Limit: 40, Ladder: []int{160, 640, 2560, index.MaxKNN}, Search: "binary", Oversample: index.DefaultOversample, Text: []string{"query"}, EmbedAs: "query", List: "vector"},
 				&stages.RRF{K: 60, Limit: 30},
 			},
 		},
@@ -288,7 +288,7 @@ func TestParseAccepts(t *testing.T) {
 			name: "block and flow settings",
 			src:  "name: n\nstages:\n  - vector:\n      limit: 10\n      ladder: [10, 20]\n  - rerank: {scorer: bi-encoder, passage: note, candidates: 7}\n  - recency: {weight: 0.005, half_life_days: 90}\n",
 			want: []stages.Stage{
-				&stages.Vector{Limit: 10, Ladder: []int{10, 20}, Search: "binary", Oversample: index.Oversample, Text: []string{"query"}, EmbedAs: "query", List: "vector"},
+				&stages.Vector{Limit: 10, Ladder: []int{10, 20}, Search: "binary", Oversample: index.DefaultOversample, Text: []string{"query"}, EmbedAs: "query", List: "vector"},
 				&stages.Rerank{Candidates: 7, Passage: "note", Scorer: "bi-encoder"},
 				&stages.Recency{Weight: 0.005, HalfLifeDays: 90},
 			},
@@ -308,7 +308,7 @@ func TestParseAccepts(t *testing.T) {
 				"  - convex: {norm: zscore, weights: {keyword: 0.6}, code_weights: {keyword: 0.9}}\n",
 			want: []stages.Stage{
 				&stages.Keyword{Limit: 40, Stopwords: "english", TitleWeight: 2.5, Score: "note", Text: []string{"query"}, List: "keyword", ClientTerms: "all"},
-				&stages.Vector{Limit: 10, Ladder: []int{40}, Search: "binary", Oversample: index.Oversample, Text: []string{"query"}, EmbedAs: "query", List: "vector"},
+				&stages.Vector{Limit: 10, Ladder: []int{40}, Search: "binary", Oversample: index.DefaultOversample, Text: []string{"query"}, EmbedAs: "query", List: "vector"},
 				&stages.RRF{K: 60, Limit: 30, Weights: map[string]float64{"vector": 1.5}, Depth: 20},
 				&stages.Feedback{Docs: 5, RM3: true, Terms: 10, OrigRepeat: 2, Rocchio: true, Beta: 0.3, Limit: 40, Stopwords: "none", TitleWeight: 1},
 				&stages.Convex{Norm: "zscore", Weights: map[string]float64{"keyword": 0.6}, CodeWeights: map[string]float64{"keyword": 0.9}, Limit: 30},
@@ -320,8 +320,8 @@ func TestParseAccepts(t *testing.T) {
 			name: "a vector limit over 64 with the default ladder",
 			src:  "stages:\n  - vector: {limit: 100}\n  - hyde: {limit: 500}\n",
 			want: []stages.Stage{
-				&stages.Vector{Limit: 100, Ladder: []int{400, 1600, index.MaxKNN}, Search: "binary", Oversample: index.Oversample, Text: []string{"query"}, EmbedAs: "query", List: "vector"},
-				&stages.Hyde{Limit: 500, Ladder: []int{2000, index.MaxKNN}, Search: "binary", Oversample: index.Oversample},
+				&stages.Vector{Limit: 100, Ladder: []int{400, 1600, index.MaxKNN}, Search: "binary", Oversample: index.DefaultOversample, Text: []string{"query"}, EmbedAs: "query", List: "vector"},
+				&stages.Hyde{Limit: 500, Ladder: []int{2000, index.MaxKNN}, Search: "binary", Oversample: index.DefaultOversample},
 			},
 		},
 	}

@@ -96,10 +96,11 @@ func TestScopePrecondition(t *testing.T) {
 		t.Fatalf("%d chunks (%v), want %d", n, err, scopeChunks)
 	}
 	qv, _ := stagetest.Embedder().EmbedQuery(ctx, scopeQuery)
-	hits, err := env.DB.Nearest(ctx, qv, scopeChunks)
+	knn, err := env.DB.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.Exact, K: scopeChunks})
 	if err != nil {
 		t.Fatal(err)
 	}
+	hits := knn.Hits
 	rows, _, err := env.DB.List(ctx, index.Filter{PathPrefix: scopePrefix}, 0, 100)
 	if err != nil {
 		t.Fatal(err)

@@ -183,10 +183,11 @@ func (s *Server) delta(ctx context.Context, a args) (any, error) {
 		found := make([]bool, len(vecs))
 		var chunkIDs, noteIDs []int64
 		for j, v := range vecs {
-			hits, err := h.db.Nearest(ctx, v, 1)
+			res, err := h.db.Vector(ctx, index.VectorQuery{Vector: v, Mode: index.Exact, K: 1})
 			if err != nil {
 				return nil, err
 			}
+			hits := res.Hits
 			if len(hits) > 0 {
 				best[j], found[j] = hits[0], true
 				chunkIDs = append(chunkIDs, hits[0].ChunkID)

@@ -163,11 +163,8 @@ func (f *Feedback) Run(ctx context.Context, env *Env, st *State) error {
 			}
 		}
 		moved := Rocchio(qv, fbv, f.Beta)
-		ladder := []int{}
-		if err := validateLadder(&ladder, f.Limit); err != nil {
-			return err
-		}
-		step, err := knnNotes(ctx, env.DB, Search{Mode: "binary", Oversample: index.Oversample}, moved, f.Limit, ladder, st.Query.Filter)
+		// The default search: binary, the default oversampling and ladder.
+		step, err := vectorStep(ctx, env.DB, index.VectorQuery{Vector: moved, Limit: f.Limit, Filter: st.Query.Filter})
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 )
 
@@ -16,7 +17,7 @@ type Hyde struct {
 	Limit      int    `yaml:"limit"` // notes to keep (default 40)
 	Model      string `yaml:"model"` // embedder; must be the index's (the default)
 	Ladder     []int  `yaml:"ladder"`
-	Search     string `yaml:"search"`     // binary (default) or exact; see Search
+	Search     string `yaml:"search"`     // binary (default) or exact; see searchMode
 	Oversample int    `yaml:"oversample"` // binary: candidates rescored per chunk wanted (default 8)
 }
 
@@ -65,7 +66,7 @@ func (h *Hyde) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return fmt.Errorf("embed hyde expansion: %w", err)
 	}
-	step, err := knnNotes(ctx, env.DB, Search{h.Search, h.Oversample}, vecs[0], h.Limit, h.Ladder, st.Query.Filter)
+	step, err := vectorStep(ctx, env.DB, index.VectorQuery{Vector: vecs[0], Mode: searchMode(h.Search), Oversample: h.Oversample, Limit: h.Limit, Ladder: h.Ladder, Filter: st.Query.Filter})
 	if err != nil {
 		return err
 	}

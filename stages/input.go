@@ -169,11 +169,8 @@ func (s *State) ClientTrusted(ctx context.Context, env *Env, rank int) (bool, st
 	if err != nil {
 		return false, "", err
 	}
-	ladder := []int{}
-	if err := validateLadder(&ladder, rank); err != nil {
-		return false, "", err
-	}
-	step, err := knnNotes(ctx, env.DB, Search{Mode: "binary", Oversample: index.Oversample}, qv, rank, ladder, index.Filter{})
+	// The default search (binary, the default ladder), unscoped.
+	step, err := vectorStep(ctx, env.DB, index.VectorQuery{Vector: qv, Limit: rank})
 	if err != nil {
 		return false, "", err
 	}

@@ -8,20 +8,21 @@ import (
 	"github.com/vault-rag/vault-rag/models"
 )
 
-// Vector is nearest-neighbour search over chunk embeddings: by default a
-// binary first pass (one sign bit per dimension) rescored with the float
-// vectors, or an exact scan with sqlite-vec (see Search).
+// Vector is nearest-neighbour search over chunk embeddings, run by the index
+// (index.DB.Vector): each note's nearest chunk, from a binary first pass (one
+// sign bit per dimension) rescored with the float vectors, or from an exact
+// scan with sqlite-vec (search: exact).
 //
 // Structured filters apply after the KNN, and filtering a truncated top-K can
 // leave nothing for a scope the vault does cover. So when a filter is set, the
-// stage escalates K along Ladder until enough in-scope notes survive, the index
-// drains, or the ladder ends, and says which: "nothing matched" and "stopped
-// looking" are different answers.
+// search escalates K along Ladder until enough in-scope notes survive, the
+// index drains, or the ladder ends, and the stage says which: "nothing
+// matched" and "stopped looking" are different answers.
 type Vector struct {
 	Limit      int    `yaml:"limit"`      // notes to keep (default 40)
 	Model      string `yaml:"model"`      // embedder; must be the index's (the default)
 	Ladder     []int  `yaml:"ladder"`     // chunk counts to try, ascending (default 4×limit, 16×, 64×, 4096)
-	Search     string `yaml:"search"`     // binary (default) or exact; see Search
+	Search     string `yaml:"search"`     // binary (default) or exact; see searchMode
 	Oversample int    `yaml:"oversample"` // binary: candidates rescored per chunk wanted (default 8)
 	// Text is which of the request's texts are embedded, joined: query (the
 	// default), keywords, answer (see SourceQuery); EmbedAs embeds them as a
@@ -43,44 +44,45 @@ const VectorName = "vector"
 
 func init() { register(func() Stage { return &Vector{} }) }
 
-// Search chooses how a KNN runs: "binary" (the default) ranks every chunk by
-// one sign bit per dimension (centred) and rescores the best oversample × k
-// with the float vectors; "exact" scans every float vector (sqlite-vec).
-// The exact path stays for measuring the binary one and for anyone who wants
-// it: `vector: {search: exact}`.
-type Search struct {
-	Mode       string
-	Oversample int
+// The search setting: how a KNN runs (index.VectorMode). "binary" (the
+// default) ranks every chunk by one sign bit per dimension (centred) and
+// rescores the best oversample × k with the float vectors; "exact" scans
+// every float vector (sqlite-vec). The exact path stays for measuring the
+// binary one and for anyone who wants it: `vector: {search: exact}`.
+const (
+	searchBinary = "binary"
+	searchExact  = "exact"
+)
+
+// searchMode is a validated search setting's index.VectorMode.
+func searchMode(search string) index.VectorMode {
+	if search == searchExact {
+		return index.Exact
+	}
+	return index.Binary
 }
 
 func validateSearch(mode *string, oversample *int) error {
 	switch *mode {
 	case "":
-		*mode = "binary"
-	case "binary", "exact":
+		*mode = searchBinary
+	case searchBinary, searchExact:
 	default:
 		return settingErrorf("search", "search %q is neither binary nor exact", *mode)
 	}
-	if *mode == "exact" {
+	if *mode == searchExact {
 		if *oversample != 0 {
 			return settingErrorf("oversample", "oversample applies to search: binary only")
 		}
 		return nil
 	}
 	if *oversample == 0 {
-		*oversample = index.Oversample
+		*oversample = index.DefaultOversample
 	}
 	if *oversample < 1 || *oversample > 1000 {
 		return settingErrorf("oversample", "oversample %d is outside 1..1000", *oversample)
 	}
 	return nil
-}
-
-func (s Search) nearest(ctx context.Context, db *index.DB, qv []float32, k int) ([]index.Hit, error) {
-	if s.Mode == "exact" {
-		return db.Nearest(ctx, qv, k)
-	}
-	return db.NearestBinary(ctx, qv, k, index.Candidates(k, s.Oversample))
 }
 
 // Name implements Stage.
@@ -129,14 +131,7 @@ func (v *Vector) ReadsExpansions() bool { return readsExpansions(v.Text) }
 
 func validateLadder(l *[]int, limit int) error {
 	if len(*l) == 0 {
-		// Rungs past MaxKNN collapse into it; without the stop, a limit over 64
-		// made a default ladder that fails its own "must rise" check.
-		for _, k := range []int{4 * limit, 16 * limit, 64 * limit, index.MaxKNN} {
-			*l = append(*l, min(k, index.MaxKNN))
-			if k >= index.MaxKNN {
-				break
-			}
-		}
+		*l = index.DefaultLadder(limit)
 	}
 	prev := 0
 	for _, k := range *l {
@@ -169,7 +164,7 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	step, err := knnNotes(ctx, env.DB, Search{v.Search, v.Oversample}, qv, v.Limit, v.Ladder, st.Query.Filter)
+	step, err := vectorStep(ctx, env.DB, index.VectorQuery{Vector: qv, Mode: searchMode(v.Search), Oversample: v.Oversample, Limit: v.Limit, Ladder: v.Ladder, Filter: st.Query.Filter})
 	if err != nil {
 		return err
 	}
@@ -179,63 +174,30 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 	return nil
 }
 
-// knnNotes runs the KNN ladder and returns up to limit notes (best chunk each)
-// as a step (without its stage name): the items, the best note left out (nil
-// when the examined chunks held no other note), and how the search ended, as
-// an Outcome and as a line for people.
-func knnNotes(ctx context.Context, db *index.DB, s Search, qv []float32, limit int, ladder []int, f index.Filter) (Step, error) {
-	total, err := db.ChunkCount(ctx)
+// vectorStep runs a note search (q.Limit notes, index.VectorQuery) and
+// returns it as a step (without its stage name): the items, the best note
+// left out (nil when the examined chunks held no other note), and how the
+// search ended, as an Outcome and as a line for people.
+func vectorStep(ctx context.Context, db *index.DB, q index.VectorQuery) (Step, error) {
+	res, err := db.Vector(ctx, q)
 	if err != nil {
 		return Step{}, err
 	}
-	want := limit
-	if !f.Empty() {
-		// A scope holding fewer notes than limit is filled once it is all found.
-		_, inScope, err := db.List(ctx, f, 0, 0)
-		if err != nil {
-			return Step{}, err
-		}
-		want = min(limit, inScope)
-		if want == 0 {
-			return Step{Outcome: OutcomeDrained, Info: fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", OutcomeDrained, total)}, nil
-		}
+	step := Step{Items: notesFromHits(res.Hits, q.Limit)}
+	if h := res.Next; h != nil {
+		step.Cut = &Item{NoteID: h.NoteID, ChunkID: h.ChunkID, Score: h.Score}
 	}
-	var items []Item
-	for i, k := range ladder {
-		hits, err := s.nearest(ctx, db, qv, k)
-		if err != nil {
-			return Step{}, err
+	n := len(step.Items)
+	switch res.End {
+	case index.Filled:
+		step.Outcome, step.Info = OutcomeFilled, fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", OutcomeFilled, n, min(res.K, res.Chunks), res.Chunks)
+	case index.Drained:
+		step.Outcome, step.Info = OutcomeDrained, fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", OutcomeDrained, res.Chunks, n)
+		if res.Want == 0 {
+			step.Info = fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", OutcomeDrained, res.Chunks)
 		}
-		if !f.Empty() {
-			ids := make([]int64, len(hits))
-			for j, h := range hits {
-				ids[j] = h.NoteID
-			}
-			ok, err := db.Matching(ctx, ids, f)
-			if err != nil {
-				return Step{}, err
-			}
-			kept := hits[:0]
-			for _, h := range hits {
-				if ok[h.NoteID] {
-					kept = append(kept, h)
-				}
-			}
-			hits = kept
-		}
-		items = notesFromHits(hits, limit)
-		step := Step{Items: items, Cut: nextNote(hits, items)}
-		switch {
-		case len(items) >= want:
-			step.Outcome, step.Info = OutcomeFilled, fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", OutcomeFilled, len(items), min(k, total), total)
-			return step, nil
-		case k >= total:
-			step.Outcome, step.Info = OutcomeDrained, fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", OutcomeDrained, total, len(items))
-			return step, nil
-		case i == len(ladder)-1 || k >= index.MaxKNN:
-			step.Outcome, step.Info = OutcomeLadderEnd, fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", OutcomeLadderEnd, k, total, len(items), want)
-			return step, nil
-		}
+	case index.LadderEnd:
+		step.Outcome, step.Info = OutcomeLadderEnd, fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", OutcomeLadderEnd, res.K, res.Chunks, n, res.Want)
 	}
-	return Step{Items: items}, nil
+	return step, nil
 }

@@ -1,0 +1,125 @@
+package index
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/vault-rag/vault-rag/models/bow"
+)
+
+// A note search is the exact KNN cut to each note's nearest chunk: its
+// notes, the note it left out first, and how it ended.
+func TestVectorNotes(t *testing.T) {
+	ctx := context.Background()
+	vault, dbPath := newFixture(t)
+	build(t, newFake(), vault, dbPath, false)
+	d := open(t, dbPath)
+	v := bow.Vector("zebras xylophone quokka")
+	all, err := exactKNN(ctx, d, v, fixtureChunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var firsts []Hit // each note's nearest chunk, in order
+	seen := map[int64]bool{}
+	for _, h := range all {
+		if !seen[h.NoteID] {
+			seen[h.NoteID] = true
+			firsts = append(firsts, h)
+		}
+	}
+	if len(firsts) != fixtureNotes {
+		t.Fatalf("%d notes among every chunk, want %d", len(firsts), fixtureNotes)
+	}
+	for _, mode := range []VectorMode{Exact, Binary} {
+		t.Run(mode.String(), func(t *testing.T) {
+			res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: mode, Limit: 2, Ladder: []int{fixtureChunks}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := VectorResult{Hits: firsts[:2], Next: &firsts[2], End: Filled, K: fixtureChunks, Chunks: fixtureChunks, Want: 2}
+			if !reflect.DeepEqual(res, want) {
+				t.Errorf("two notes: %+v, want %+v", res, want)
+			}
+			res, err = d.Vector(ctx, VectorQuery{Vector: v, Mode: mode, Limit: fixtureNotes + 1, Ladder: []int{2, fixtureChunks}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = VectorResult{Hits: firsts, End: Drained, K: fixtureChunks, Chunks: fixtureChunks, Want: fixtureNotes + 1}
+			if !reflect.DeepEqual(res, want) {
+				t.Errorf("more notes than the vault holds: %+v, want %+v", res, want)
+			}
+			res, err = d.Vector(ctx, VectorQuery{Vector: v, Mode: mode, Limit: fixtureNotes, Ladder: []int{1, 2}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.End != LadderEnd || res.K != 2 || len(res.Hits) == 0 || len(res.Hits) > 2 {
+				t.Errorf("a ladder ending at 2 chunks: %+v, want ladder-end with at most 2 notes", res)
+			}
+		})
+	}
+
+	// A scope: only its notes, and Want is what it holds.
+	res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: Exact, Limit: 5, Filter: Filter{Project: "apollo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := notePaths(t, d, res.Hits)
+	if res.End != Filled || res.Want != 2 || len(paths) != 2 || paths[0] != "alpha.md" || paths[1] != "projects/gamma.md" || res.Next != nil {
+		t.Errorf("apollo's notes: %+v (%v), want alpha.md, projects/gamma.md, filled", res, paths)
+	}
+	res, err = d.Vector(ctx, VectorQuery{Vector: v, Limit: 5, Filter: Filter{Type: "project", Status: "done"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (VectorResult{End: Drained, Chunks: fixtureChunks}); !reflect.DeepEqual(res, want) {
+		t.Errorf("a scope with no note: %+v, want %+v", res, want)
+	}
+
+	for name, q := range map[string]VectorQuery{
+		"neither K nor Limit":   {Vector: v},
+		"both K and Limit":      {Vector: v, K: 3, Limit: 3},
+		"a chunk search scope":  {Vector: v, K: 3, Filter: Filter{Type: "project"}},
+		"a chunk search ladder": {Vector: v, K: 3, Ladder: []int{3}},
+		"no such mode":          {Vector: v, K: 3, Mode: VectorMode(7)},
+	} {
+		if _, err := d.Vector(ctx, q); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func notePaths(t *testing.T, d *DB, hits []Hit) []string {
+	t.Helper()
+	var ids []int64
+	for _, h := range hits {
+		ids = append(ids, h.NoteID)
+	}
+	notes, err := d.Notes(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, h := range hits {
+		out = append(out, notes[h.NoteID].Path)
+	}
+	return out
+}
+
+func TestRescored(t *testing.T) {
+	for _, tc := range []struct {
+		q       VectorQuery
+		k, want int
+	}{
+		{VectorQuery{}, 160, 160 * DefaultOversample},
+		{VectorQuery{}, 10, MinCandidates},
+		{VectorQuery{Oversample: 1}, 10, MinCandidates},
+		{VectorQuery{Oversample: 2}, 1000, 2000},
+		{VectorQuery{Candidates: 80}, 10, 80},
+		{VectorQuery{Candidates: 1}, 3, 3},
+	} {
+		if got := tc.q.Rescored(tc.k); got != tc.want {
+			t.Errorf("%+v.Rescored(%d) = %d, want %d", tc.q, tc.k, got, tc.want)
+		}
+	}
+}
