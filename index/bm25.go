@@ -20,8 +20,8 @@ import (
 // The keyword search's own bm25. FTS5 scores every row that matches any term
 // before it can sort: a title of four common words matches 46,000 of the
 // 137,000 chunks of a 30,000-note vault, and each of those rows costs a
-// position-list decode and a call through the auxiliary-function API (≈ 60 ms
-// a query). Here the query's terms' posting lists (postings.go) are merged
+// position-list decode and a call through the auxiliary-function API (the
+// "keyword index call by FTS5" rows of docs/performance.md). Here the query's terms' posting lists (postings.go) are merged
 // document at a time and only the best `cut` chunks are kept, with FTS5's
 // formula computed the way FTS5's C computes it — same constants, same
 // operation order, the same libm log, FTS5's own row and token totals — so

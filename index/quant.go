@@ -15,8 +15,9 @@ import (
 )
 
 // The quantized vector search. sqlite-vec's KNN is a brute-force float scan
-// whose top-k selection is O(k) per stored vector, so a 138k-chunk index costs
-// ~185 ms at k = 160 and more on every rung of a filtered ladder. The binary
+// whose top-k selection is O(k) per stored vector, so on a large index it is
+// the slowest part of a query, and it runs again on every rung of a filtered
+// ladder (vector-exact against vector in docs/performance.md). The binary
 // path keeps one bit per dimension of every chunk vector — the sign of
 // (embedding - centre), the centre being the mean vector of the index at its
 // full build (bge vectors share a large common component; without centring

@@ -50,7 +50,7 @@ func schema(dim int) []string {
 		// The quantized first pass of a vector search (quant.go): one sign bit
 		// per dimension of (embedding - centre), and the float vector again as
 		// a plain row, so rescoring a candidate is a primary-key read (a vec0
-		// point lookup walks its 1,024-vector chunk blob: ~0.5 ms each).
+		// point lookup walks its 1,024-vector chunk blob; docs/performance.md, Size).
 		`CREATE TABLE chunk_codes(id INTEGER PRIMARY KEY, code BLOB NOT NULL)`,
 		`CREATE TABLE chunk_vectors(id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)`,
 		`CREATE TABLE links(

@@ -11,9 +11,10 @@ import (
 
 // The caller writes vault_search's keywords and hypothetical_answer, and a
 // language model writes them in the question's language unless told
-// otherwise. Measured on the Chinese help vault, English questions with
-// English expansions scored nDCG@10 0.643, and 0.813 with the same
-// expansions written in Chinese: the words must be the notes' words. So the
+// otherwise. On the Chinese help vault, English questions with English
+// expansions find far less than the same questions with expansions written
+// in Chinese (the +vault-language rows of docs/results.md, `make eval`): the
+// words must be the notes' words. So the
 // server says which language the notes are written in, with one rule, in
 // its instructions, in vault_search's description and parameters, and in
 // vault_overview.

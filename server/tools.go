@@ -62,9 +62,9 @@ func readOnly(title string) mcp.ToolOption {
 
 // KeywordsDescription and AnswerDescription tell the calling model what to
 // write in vault_search's optional expansions, and in which language: the
-// notes' (LanguageRule). Measured on real vaults, a client's keywords and
-// answer, written without seeing the notes, raise nDCG@10 by 0.2 to 0.3
-// where the user's words differ from the note's (docs/evaluation.md).
+// notes' (LanguageRule). What a client's keywords and answer, written without
+// seeing the notes, are worth on real vaults is in the +client rows of
+// docs/results.md (`make eval`).
 func KeywordsDescription(ls vault.Languages) string {
 	target, _, example := languageTarget(ls)
 	return "Optional. A keyword query for the same question: 3 to 12 space-separated terms that a note answering it would " +

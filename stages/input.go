@@ -137,9 +137,9 @@ type verdict struct {
 // question's rank-th nearest note in the vault. A client that wrote about
 // something else — another question's answer, a misunderstanding — falls
 // below the notes the question itself finds, and is set aside: the stages
-// then read the question alone. Measured on five datasets with the fp32
-// embedder, the client's real expansions pass at rank 10 for 368 of 374
-// questions and another question's for 4 (docs/evaluation.md).
+// then read the question alone. What that costs an honest client and saves
+// against one that answered another question is in the client-vet rows of
+// docs/results.md (+client, +mismatched; `make eval`).
 //
 // The decision is made once per request and rank, however many stages ask
 // (they may ask at once). Without client texts it is true and costs nothing.

@@ -199,8 +199,8 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 	weight, weighted := 1.0, false
 	// Evidence judges the question's own words: when the client's keywords
 	// or answer were searched too, they are the evidence, and the list keeps
-	// its weight (measured: with them, weighing cost CACM 0.03 and gained
-	// the vaults nothing).
+	// its weight (weighing them cost CACM and gained the vaults nothing:
+	// docs/evaluation.md, the keyword list's evidence).
 	if k.Evidence && len(items) > 0 && text == st.Query.Text {
 		held, total, err := env.DB.Evidence(ctx, index.KeywordQuery{Terms: terms, CommonShare: k.CommonShare}, items[0].ChunkID)
 		if err != nil {

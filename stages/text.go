@@ -17,7 +17,7 @@ const MaxQueryTerms = 256
 // tokenizer would index, in order, at most MaxQueryTerms; a run of Han, Kana
 // or Hangul becomes its bigrams first, as the index holds it (index.SplitCJK). A repeated word is
 // kept each time: in an OR query bm25 sums over the terms, so repetition is
-// the query's term frequency (on Cranfield it is worth +0.005 nDCG@10).
+// the query's term frequency, as FTS5 counts it.
 func Terms(text string) []string {
 	var out []string
 	for _, f := range strings.FieldsFunc(strings.ToLower(index.SplitCJK(text)), func(r rune) bool {
