@@ -450,17 +450,7 @@ func TestExtraKeepsOnlyRare(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	d, nRow := randomIndex(t, rng, 150)
 	// Each term's token and document frequency, by FTS5.
-	df := func(term string) (string, int) {
-		toks, err := d.tok.queryTokens(ctx, []string{term})
-		if err != nil || len(toks[0]) != 1 {
-			t.Fatalf("%q: tokens %v (%v)", term, toks, err)
-		}
-		hits, err := d.Keyword(ctx, KeywordQuery{Terms: []string{term}, Limit: 1 << 20, PerChunk: true, Engine: FTS5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return toks[0][0], len(hits)
-	}
+	df := func(term string) (string, int64) { return termDF(t, d, term) }
 	dropped, kept, asQuestion := 0, 0, 0
 	for i, q := range bm25Queries(rng, 120) {
 		terms, ok := quotedTerms(q)
@@ -546,17 +536,7 @@ func TestExtraWithinBudget(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(7))
 	d, nRow := randomIndex(t, rng, 150)
-	df := func(term string) (string, int64) {
-		toks, err := d.tok.queryTokens(ctx, []string{term})
-		if err != nil || len(toks[0]) != 1 {
-			t.Fatalf("%q: tokens %v (%v)", term, toks, err)
-		}
-		hits, err := d.Keyword(ctx, KeywordQuery{Terms: []string{term}, Limit: 1 << 20, PerChunk: true, Engine: FTS5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return toks[0][0], int64(len(hits))
-	}
+	df := func(term string) (string, int64) { return termDF(t, d, term) }
 	partial, whole, none := 0, 0, 0
 	for i, q := range bm25Queries(rng, 120) {
 		terms, ok := quotedTerms(q)
@@ -636,4 +616,20 @@ func TestExtraWithinBudget(t *testing.T) {
 	if partial == 0 || whole == 0 || none == 0 {
 		t.Fatalf("budgets that kept some client terms %d, all %d, none %d: a case is untested (%v chunks)", partial, whole, none, nRow)
 	}
+}
+
+// termDF is a one-token term's token and the number of chunks holding it, by
+// FTS5.
+func termDF(t *testing.T, d *DB, term string) (string, int64) {
+	t.Helper()
+	ctx := context.Background()
+	toks, err := d.tok.queryTokens(ctx, []string{term})
+	if err != nil || len(toks[0]) != 1 {
+		t.Fatalf("%q: tokens %v (%v)", term, toks, err)
+	}
+	hits, err := d.Keyword(ctx, KeywordQuery{Terms: []string{term}, Limit: 1 << 20, PerChunk: true, Engine: FTS5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toks[0][0], int64(len(hits))
 }
