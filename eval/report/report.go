@@ -367,12 +367,7 @@ func shortStamp(s string) string {
 func trecDoc(p string) string { return strings.ReplaceAll(p, " ", "%20") }
 
 func qualityChart(path string, r *eval.DatasetRun) error {
-	var ran []*eval.ConfigRun
-	for _, c := range r.Configs {
-		if c.Skipped == "" {
-			ran = append(ran, c)
-		}
-	}
+	ran := ranConfigs(r)
 	if len(ran) == 0 {
 		return nil
 	}
@@ -395,6 +390,17 @@ func qualityChart(path string, r *eval.DatasetRun) error {
 	return groupedBars(path, r.Dataset.Name+": quality by configuration", "score", configNames(ran), series, 1, "%.3f")
 }
 
+// ranConfigs are the run's configurations that ran (not skipped).
+func ranConfigs(r *eval.DatasetRun) []*eval.ConfigRun {
+	var ran []*eval.ConfigRun
+	for _, c := range r.Configs {
+		if c.Skipped == "" {
+			ran = append(ran, c)
+		}
+	}
+	return ran
+}
+
 func configNames(rs []*eval.ConfigRun) []string {
 	names := make([]string, len(rs))
 	for i, c := range rs {
@@ -404,12 +410,7 @@ func configNames(rs []*eval.ConfigRun) []string {
 }
 
 func latencyChart(path string, r *eval.DatasetRun) error {
-	var ran []*eval.ConfigRun
-	for _, c := range r.Configs {
-		if c.Skipped == "" {
-			ran = append(ran, c)
-		}
-	}
+	ran := ranConfigs(r)
 	if len(ran) == 0 {
 		return nil
 	}
