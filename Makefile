@@ -65,7 +65,8 @@ test-short: lab-models
 EVAL_DATASETS := --dataset demo --dataset ../shared/datasets/cranfield --dataset ../shared/datasets/cacm \
 	--dataset ../shared/datasets/obsidian-dev-docs --dataset ../shared/datasets/blue-book \
 	--dataset ../shared/datasets/obsidian-help-zh --expansions ../shared/client-expansions \
-	--expansions-variant vault-language=../shared/client-expansions/vault-language
+	--expansions-variant vault-language=../shared/client-expansions/vault-language \
+	--expansions-variant overview=../shared/client-expansions/overview
 eval: lab-models
 	$(BIN) eval $(EVAL_DATASETS) --report report
 	$(BIN) eval --results docs/results.md
