@@ -64,7 +64,7 @@ func TestVectorNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths := notePaths(t, d, res.Hits)
+	paths := hitPaths(t, d, res.Hits)
 	if res.End != Filled || res.Want != 2 || len(paths) != 2 || paths[0] != "alpha.md" || paths[1] != "projects/gamma.md" || res.Next != nil {
 		t.Errorf("apollo's notes: %+v (%v), want alpha.md, projects/gamma.md, filled", res, paths)
 	}
@@ -87,23 +87,6 @@ func TestVectorNotes(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-}
-
-func notePaths(t *testing.T, d *DB, hits []Hit) []string {
-	t.Helper()
-	var ids []int64
-	for _, h := range hits {
-		ids = append(ids, h.NoteID)
-	}
-	notes, err := d.Notes(context.Background(), ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, h := range hits {
-		out = append(out, notes[h.NoteID].Path)
-	}
-	return out
 }
 
 func TestRescored(t *testing.T) {
