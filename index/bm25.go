@@ -21,9 +21,10 @@ import (
 // before it can sort: a title of four common words matches 46,000 of the
 // 137,000 chunks of a 30,000-note vault, and each of those rows costs a
 // position-list decode and a call through the auxiliary-function API (the
-// "keyword index call by FTS5" rows of docs/performance.md). Here the query's terms' posting lists (postings.go) are merged
-// document at a time and only the best `cut` chunks are kept, with FTS5's
-// formula computed the way FTS5's C computes it — same constants, same
+// "keyword index call by FTS5" rows of docs/performance.md). Here the
+// query's terms' posting lists (postings.go) are merged document at a time
+// and only the best `cut` chunks are kept, with FTS5's formula computed the
+// way FTS5's C computes it — same constants, same
 // operation order, the same libm log, FTS5's own row and token totals — so
 // each score is bit for bit the one `ORDER BY rank` gives (tested against
 // FTS5 on every dataset's queries), and the order (score, then chunk id) is
@@ -138,9 +139,9 @@ func withRareExtra(ctx context.Context, tx *sql.Tx, p bm25Plan, nRow int64) ([]s
 
 // keptWithin is the extra phrases a postings budget keeps: rarest first (ties
 // in query order), each distinct phrase paying its document frequency once,
-// while the sum stays within budget: the first that does not fit ends it. A phrase the plan has already is free
-// and not counted here; one found in no chunk has no list to read and no
-// match to add.
+// while the sum stays within budget: the first that does not fit ends it. A
+// phrase the plan has already is free and not counted here; one found in no
+// chunk has no list to read and no match to add.
 func keptWithin(extra []string, have map[string]bool, dfs map[string]int64, budget int64) map[string]bool {
 	var cand []string
 	seen := map[string]bool{}

@@ -221,9 +221,10 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 }
 
 // terms analyses the text the stage searches: every term of it, or, with
-// client_terms rare or budget and the client's texts in it, the question's terms and
-// apart from them the client's, searched only when rare or within the budget. The question comes
-// first, as in a composed text whose sources name it first.
+// client_terms rare or budget and the client's texts in it, the question's
+// terms and apart from them the client's, searched only when rare or within
+// the budget. The question comes first, as in a composed text whose sources
+// name it first.
 func (k *Keyword) terms(q Query, text string) (terms, extra []string) {
 	if k.ClientTerms == ClientTermsAll || text == q.Text {
 		return AnalyzeTerms(text, k.Stopwords), nil
