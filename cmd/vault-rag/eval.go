@@ -67,14 +67,12 @@ func cmdEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	reg, err := newRegistry()
+	base, err := evalOptions("eval", now)
 	if err != nil {
 		return err
 	}
-	defer reg.Close()
-	work := filepath.Join(modelSettings().DataDir, "eval")
+	defer base.Registry.Close()
 	start := time.Now()
-	base := eval.Options{Registry: reg, WorkDir: work, Now: now, Log: func(s string) { fmt.Fprintln(os.Stderr, "eval: "+s) }}
 	e := evalRun{root: *root, expansions: *expansions, sets: sets, setsUsed: map[string]bool{}, reportDir: *reportDir, reference: *reference,
 		markdown: *markdown, check: *check, update: *update, cfgs: cfgs, base: base}
 	// The gate records with the fp32 original of the users' model; the
@@ -84,7 +82,7 @@ func cmdEval(ctx context.Context, args []string) error {
 	if e.gateModel == "" {
 		e.userModel = os.Getenv("VAULT_RAG_EMBEDDER")
 		e.byScript = e.userModel == "" // each dataset gets the model a user's first index would choose
-		e.manifest = reg.Manifest()
+		e.manifest = base.Registry.Manifest()
 		e.gateModel = e.manifest.GateModel(e.userModel)
 	}
 	var quality []gate.Quality
@@ -350,4 +348,17 @@ func loadConfigs(root string, names []string) ([]*pipeline.Config, error) {
 		}
 	}
 	return out, nil
+}
+
+// evalOptions opens the model registry for eval and sweep and returns their
+// run options: dataset indexes kept in the data folder's eval/, the clock
+// now, progress lines on stderr after "command: ". The caller closes the
+// registry.
+func evalOptions(command string, now time.Time) (eval.Options, error) {
+	reg, err := newRegistry()
+	if err != nil {
+		return eval.Options{}, err
+	}
+	return eval.Options{Registry: reg, WorkDir: filepath.Join(modelSettings().DataDir, "eval"), Now: now,
+		Log: func(s string) { fmt.Fprintln(os.Stderr, command+": "+s) }}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
@@ -43,14 +42,13 @@ func cmdSweep(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	reg, err := newRegistry()
+	opts, err := evalOptions("sweep", now)
 	if err != nil {
 		return err
 	}
-	defer reg.Close()
-	work := filepath.Join(modelSettings().DataDir, "eval")
-	opts := eval.Options{Registry: reg, WorkDir: work, Now: now, Embedder: *embedder, Log: func(s string) { fmt.Fprintln(os.Stderr, "sweep: "+s) }}
-	return runSweep(ctx, sw, sweepOptions{datasets: datasets, root: *root, work: work, expansions: *expansions,
+	defer opts.Registry.Close()
+	opts.Embedder = *embedder
+	return runSweep(ctx, sw, sweepOptions{datasets: datasets, root: *root, work: opts.WorkDir, expansions: *expansions,
 		out: *out, reportDir: *reportDir, markdown: *markdown, eval: opts})
 }
 
