@@ -437,4 +437,3 @@ func BenchmarkStale(b *testing.B) {
 		}
 	})
 }
-
