@@ -91,7 +91,7 @@ func noteIDs(t *testing.T, d *DB) map[string]int64 {
 // linkTable renders the links table as "source#ord target -> resolved path".
 func linkTable(t *testing.T, d *DB) []string {
 	t.Helper()
-	rows, err := d.sql.Query(`SELECT s.path, l.ord, l.target, coalesce(n.path, '<dangling>')
+	rows, err := d.db.Query(`SELECT s.path, l.ord, l.target, coalesce(n.path, '<dangling>')
 		FROM links l JOIN notes s ON s.id = l.note_id LEFT JOIN notes n ON n.id = l.target_id ORDER BY s.path, l.ord`)
 	if err != nil {
 		t.Fatal(err)

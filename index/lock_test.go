@@ -437,3 +437,75 @@ func BenchmarkStale(b *testing.B) {
 		}
 	})
 }
+
+// TestSnapshotHoldsOffRebuild: a snapshot reads one state of the file across
+// statements; a full rebuild's copy waits for it, and the view's answers stay
+// those of the old build until it is released.
+func TestSnapshotHoldsOffRebuild(t *testing.T) {
+	ctx := context.Background()
+	vault, dbPath := newFixture(t)
+	build(t, newFake(), vault, dbPath, false)
+	d := open(t, dbPath)
+	view, release, err := d.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	defer func() {
+		if !released {
+			release()
+		}
+	}()
+	vaulttest.WriteTree(t, vault, map[string]string{"pelican.md": "# Pelican\na pelican note\n"}, testTime)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Build(ctx, newFake(), BuildOptions{VaultPath: vault, DBPath: dbPath})
+		done <- err
+	}()
+
+	// The copy is waiting for the snapshot once it holds SQLite's pending
+	// lock, which turns a new reader away at once.
+	probe, err := openSQLiteBusy(dbPath, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close()
+	waitFor(t, func() bool {
+		var n int
+		err := probe.QueryRow(`SELECT count(*) FROM meta`).Scan(&n)
+		return err != nil && strings.Contains(err.Error(), "locked")
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("the rebuild ended while a snapshot was held: %v", err)
+	default:
+	}
+	if got := keywordPaths(t, view, `"pelican"`, Filter{}); got != nil {
+		t.Errorf("the snapshot finds the new note: %v", got)
+	}
+	if st, err := view.Stats(ctx); err != nil || st.Notes != fixtureNotes {
+		t.Errorf("the snapshot's stats %+v, %v; want the old %d notes", st, err, fixtureNotes)
+	}
+	if view.Stale() {
+		t.Error("the snapshot of the opened build is stale")
+	}
+	release()
+	released = true
+	if err := <-done; err != nil {
+		t.Fatalf("the rebuild after the snapshot's release: %v", err)
+	}
+	if !d.Stale() {
+		t.Error("the handle does not see the rebuild")
+	}
+	later, release2, err := d.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release2()
+	if !later.Stale() {
+		t.Error("a snapshot of the rebuilt file, through the old handle, is not stale")
+	}
+	if got := keywordPaths(t, later, `"pelican"`, Filter{}); !reflect.DeepEqual(got, []string{"pelican.md"}) {
+		t.Errorf("a snapshot after the rebuild finds %v, want pelican.md", got)
+	}
+}
