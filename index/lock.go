@@ -109,14 +109,13 @@ func lockBuild(ctx context.Context, dbPath, mode string, wait bool) (*buildLock,
 		case <-time.After(pause):
 		}
 	}
-	l := &buildLock{f: f}
-	raw, _ := json.Marshal(BuildHolder{PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second), Mode: mode})
-	if err := f.Truncate(0); err == nil {
-		_, err = f.WriteAt(append(raw, '\n'), 0)
-	}
 	// Who holds the lock is for a reader to show; the lock itself is taken,
-	// so a failed write costs only that.
-	return l, nil
+	// so a failed write costs only that. Marshalling the struct cannot fail.
+	raw, _ := json.Marshal(BuildHolder{PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second), Mode: mode})
+	if f.Truncate(0) == nil {
+		_, _ = f.WriteAt(append(raw, '\n'), 0)
+	}
+	return &buildLock{f: f}, nil
 }
 
 // release empties the lock file and lets the lock go.
