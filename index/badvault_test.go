@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -73,7 +72,7 @@ func writeBadVault(t *testing.T) (vault, fifo string) {
 	// Tests run as root, so a chmod 000 file is still readable: a FIFO is the
 	// file that cannot be read (opening it blocks until a writer comes).
 	fifo = filepath.Join(vault, "x.md")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skipf("cannot make a FIFO here: %v", err)
 	}
 	return vault, fifo
@@ -96,7 +95,7 @@ func guardFIFO(fifo string, stop <-chan struct{}) (opened <-chan bool) {
 			case <-tick.C:
 			}
 			// O_NONBLOCK write-open fails with ENXIO unless a reader has it open.
-			f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+			f, err := openFIFOWriter(fifo)
 			if err == nil {
 				seen = true
 				f.Close() // the reader sees EOF and goes on
