@@ -100,6 +100,7 @@ _vr_wrapper() {
   cat >"$f.tmp" <<EOF
 #!/usr/bin/env bash
 # Written by scripts/cross.sh: zig $kind for $target.
+zig=\$(cd "\$(dirname "\$0")/.." && pwd)/ziglang/zig
 args=()
 for a in "\$@"; do
   case "\$a" in
@@ -109,7 +110,21 @@ for a in "\$@"; do
     *) args+=("\$a") ;;
   esac
 done
-exec "$dir/ziglang/zig" $kind -target $target "\${args[@]}"
+# Go probes the compiler with stdin compiled to /dev/null, for which zig
+# writes a stray -.o (-.obj) into the working folder: probe in a scratch one.
+stdin= devnull= prev=
+for a in "\${args[@]}"; do
+  [ "\$a" = - ] && stdin=1
+  [ "\$prev" = -o ] && [ "\$a" = /dev/null ] && devnull=1
+  prev=\$a
+done
+if [ -n "\$stdin" ] && [ -n "\$devnull" ]; then
+  scratch=\$(mktemp -d)
+  trap 'rm -rf "\$scratch"' EXIT
+  (cd "\$scratch" && "\$zig" $kind -target $target "\${args[@]}")
+  exit
+fi
+exec "\$zig" $kind -target $target "\${args[@]}"
 EOF
   chmod +x "$f.tmp"
   mv "$f.tmp" "$f"

@@ -54,7 +54,7 @@ func main() {
 
 // Options say what kind of file is checked and how strictly.
 type Options struct {
-	Lib      bool   // the ONNX Runtime library rather than the executable
+	Lib      bool     // the ONNX Runtime library rather than the executable
 	GlibcMax string   // Linux: the newest GLIBC_ version allowed ("" = any)
 	With     []string // Windows: DLLs shipped beside the program, allowed as imports
 }
