@@ -53,6 +53,9 @@ vr_cross() {
   # the header of the SQLite that mattn/go-sqlite3 compiles in.
   export CGO_CFLAGS="-O2 -g -I$VR_ZIG_DIR/sqlite3-include"
   export CGO_LDFLAGS=""
+  if [ "$GOOS" = darwin ]; then
+    CGO_LDFLAGS="-F$VR_ZIG_DIR/macos-stubs/Frameworks -L$VR_ZIG_DIR/macos-stubs/lib"
+  fi
 }
 
 # vr_cross_tools installs what vr_cross's settings point at, if missing: zig
@@ -81,6 +84,7 @@ vr_cross_tools() {
     _vr_wrapper "$dir" cc "$t"
     _vr_wrapper "$dir" c++ "$t"
   done
+  _vr_macos_stubs "$dir/macos-stubs" || return 1
   sq=$(cd "$root" && go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3) || return 1
   if ! cmp -s "$sq/sqlite3-binding.h" "$dir/sqlite3-include/sqlite3.h" 2>/dev/null; then
     mkdir -p "$dir/sqlite3-include"
@@ -88,6 +92,42 @@ vr_cross_tools() {
     cp "$sq/sqlite3-binding.h" "$sq/sqlite3ext.h" "$dir/sqlite3-include/"
     chmod u+w "$dir/sqlite3-include/"*
   fi
+}
+
+# _vr_macos_stubs DIR writes the link-time stubs (.tbd text files) of the
+# three macOS libraries Go's standard library links beyond libSystem, which
+# zig has: CoreFoundation and Security (crypto/x509's system roots) and
+# libresolv (net's DNS). Each lists the symbols Go itself imports from it
+# (its //go:cgo_import_dynamic lines), read from this Go's source, so a new
+# Go's symbols are never missing. The binary then names the real libraries,
+# on every Mac, by their install paths.
+_vr_macos_stubs() {
+  local out=$1 goroot lib path name syms
+  goroot=$(go env GOROOT) || return 1
+  rm -rf "$out.tmp"
+  for lib in CoreFoundation Security resolv; do
+    case $lib in
+      resolv) path=/usr/lib/libresolv.9.dylib name=$out.tmp/lib/libresolv.tbd ;;
+      *) path=/System/Library/Frameworks/$lib.framework/Versions/A/$lib name=$out.tmp/Frameworks/$lib.framework/$lib.tbd ;;
+    esac
+    syms=$(grep -rh --include='*.go' '^//go:cgo_import_dynamic' "$goroot/src" |
+      awk -v p="\"$path\"" '$4 == p {print "_" $3}' | sort -u | paste -sd, -)
+    [ -n "$syms" ] || { echo "cross: Go imports nothing from $path: the stub would be empty" >&2; return 1; }
+    mkdir -p "$(dirname "$name")"
+    cat >"$name" <<EOF
+--- !tapi-tbd
+tbd-version:     4
+targets:         [ arm64-macos, arm64e-macos ]
+install-name:    '$path'
+current-version: 1
+exports:
+  - targets:         [ arm64-macos, arm64e-macos ]
+    symbols:         [ ${syms//,/, } ]
+...
+EOF
+  done
+  rm -rf "$out"
+  mv "$out.tmp" "$out"
 }
 
 # _vr_wrapper DIR cc|c++ TARGET writes DIR/bin/cc-TARGET: zig's compiler for
@@ -110,15 +150,16 @@ for a in "\$@"; do
     *) args+=("\$a") ;;
   esac
 done
-# Go probes the compiler with stdin compiled to /dev/null, for which zig
-# writes a stray -.o (-.obj) into the working folder: probe in a scratch one.
-stdin= devnull= prev=
+# Go probes the compiler with stdin compiled to /dev/null or nowhere (-###),
+# for which zig writes a stray -.o (-.obj) into the working folder: probe in
+# a scratch one.
+stdin= out= prev=
 for a in "\${args[@]}"; do
   [ "\$a" = - ] && stdin=1
-  [ "\$prev" = -o ] && [ "\$a" = /dev/null ] && devnull=1
+  [ "\$prev" = -o ] && out=\$a
   prev=\$a
 done
-if [ -n "\$stdin" ] && [ -n "\$devnull" ]; then
+if [ -n "\$stdin" ] && { [ -z "\$out" ] || [ "\$out" = /dev/null ]; }; then
   scratch=\$(mktemp -d)
   trap 'rm -rf "\$scratch"' EXIT
   (cd "\$scratch" && "\$zig" $kind -target $target "\${args[@]}")

@@ -25,7 +25,11 @@ func TestCrossEnv(t *testing.T) {
 	}{
 		{"linux-x64", map[string]string{"GOOS": "linux", "GOARCH": "amd64", "CGO_ENABLED": "1", "VR_EXE": ""}},
 		{"linux-arm64", cross("linux", "arm64", "aarch64-linux-gnu.2.28", "")},
-		{"macos-arm64", cross("darwin", "arm64", "aarch64-macos.11.0", "")},
+		{"macos-arm64", func() map[string]string {
+			m := cross("darwin", "arm64", "aarch64-macos.11.0", "")
+			m["CGO_LDFLAGS"] = "-F" + zig + "/macos-stubs/Frameworks -L" + zig + "/macos-stubs/lib"
+			return m
+		}()},
 		{"windows-x64", cross("windows", "amd64", "x86_64-windows-gnu", ".exe")},
 		{"macos-x64", nil},
 		{"linux", nil},
