@@ -237,6 +237,9 @@ func TestAdversarialAgainstHF(t *testing.T) {
 // TestEveryCodePointAgainstHF tokenizes every code point alone and attached
 // to a letter, so each character class and lowercase mapping is checked.
 func TestEveryCodePointAgainstHF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tokenizes 2.2 million characters twice")
+	}
 	var texts []string
 	var alone, attached strings.Builder
 	for r := rune(0); r <= 0x10FFFF; r++ {
