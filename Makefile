@@ -82,7 +82,7 @@ clean:
 
 ## dist: dist/vault-rag-VERSION-linux-x64.tar.gz: the binary, ONNX Runtime, configs/, README.md
 ##   and LICENSE, runnable where extracted with nothing else installed; models are fetched on first
-##   use into its data/ folder (scripts/dist.sh). Other platforms are refused: only linux-x64 is
+##   use into the per-user data folder (scripts/dist.sh). Other platforms are refused: only linux-x64 is
 ##   built and tested
 dist: setup
 	DATA=$(DATA) bash scripts/dist.sh

@@ -50,7 +50,8 @@ func TestManifestTools(t *testing.T) {
 	}
 	want := serverTools()
 	if *update {
-		// Rewrite only the tools line range, keeping the rest as written.
+		// Rewrite only the tools, the manifest's last key, keeping the rest
+		// as written.
 		enc, err := json.MarshalIndent(want, "  ", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -61,7 +62,7 @@ func TestManifestTools(t *testing.T) {
 		}
 		end := bytes.LastIndex(raw, []byte("\n}"))
 		out := append(append(append([]byte{}, raw[:i]...), `"tools": `...), enc...)
-		out = append(append(out, raw[end:]...))
+		out = append(out, raw[end:]...)
 		if err := os.WriteFile("manifest.json", out, 0o644); err != nil {
 			t.Fatal(err)
 		}
