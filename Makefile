@@ -85,7 +85,7 @@ clean:
 
 ## dist: dist/vault-rag-VERSION-linux-x64.tar.gz: the binary, ONNX Runtime, configs/, README.md
 ##   and LICENSE, runnable where extracted with nothing else installed; models are fetched on first
-##   use into its data/ folder (scripts/dist.sh). Other platforms are refused: only linux-x64 is
+##   use into the per-user data folder (scripts/dist.sh). Other platforms are refused: only linux-x64 is
 ##   built and tested
 dist: setup
 	DATA=$(DATA) bash scripts/dist.sh
@@ -122,6 +122,28 @@ fuzz:
 load: lab-models build
 	go run $(GOFLAGS_TAGS) ./cmd/loadtest -calls 2000 -json data/bench/load.json
 
+## mcpb: Claude Desktop's bundle, dist/vault-rag-VERSION.mcpb, from mcpb/manifest.json and the
+##   staging folders dist/stage/{macos-arm64,windows-x64,linux-x64}/vault-rag/ (make release), or,
+##   without any, a linux-x64 one made from `make build` (scripts/mcpb.sh says which platforms went
+##   in). Checked with the official CLI, @anthropic-ai/mcpb, pinned and installed under data/tools/
+MCPB_VERSION := 2.1.2
+MCPB_DIR := $(DATA)/tools/mcpb-$(MCPB_VERSION)
+MCPB := $(MCPB_DIR)/node_modules/.bin/mcpb
+.PHONY: mcpb mcpb-test
+$(MCPB):
+	mkdir -p $(MCPB_DIR)
+	npm install --prefix $(MCPB_DIR) --no-audit --no-fund --save-exact @anthropic-ai/mcpb@$(MCPB_VERSION)
+
+mcpb: $(MCPB) build
+	MCPB=$(MCPB) DATA=$(DATA) bash scripts/mcpb.sh
+
+## mcpb-test: unpack the newest bundle and launch it as Claude Desktop does (e2e/mcpb-launch.mjs):
+##   the manifest's command and environment, the demo vault as the vault folder, an MCP session
+##   with the official TypeScript SDK. MCPB_TEST_FLAGS passes e.g. --platform win32 --wrap wine
+mcpb-test: mcpb
+	cd e2e && npm ci --no-audit --no-fund
+	node e2e/mcpb-launch.mjs --mcpb-cli $(MCPB) $(MCPB_TEST_FLAGS)
+
 ## ---- Other platforms: cross builds, release archives (scripts/cross.sh, scripts/dist.sh) ----
 ## The C cross compiler is zig (PyPI ziglang, pinned), installed into data/tools/ by the first
 ## target below that needs it; nothing else fetches it.
@@ -141,13 +163,13 @@ cross-vet:
 ## release: dist/vault-rag-VERSION-{linux-x64,linux-arm64,macos-arm64}.tar.gz and
 ##   dist/vault-rag-VERSION-windows-x64.zip, each with its own ONNX Runtime (sha256-pinned),
 ##   configs/, README.md and LICENSE, each binary checked for its OS's format and system-only
-##   links; the unpacked folders stay in dist/stage/PLATFORM/vault-rag/. The macOS and Windows
-##   builds are made and checked here, not run (see release-arm64-run for Linux arm64)
+##   links, and Claude Desktop's dist/vault-rag-VERSION.mcpb (make mcpb); the unpacked folders
+##   stay in dist/stage/PLATFORM/vault-rag/. The macOS and Windows builds are made and checked
+##   here, not run (see release-arm64-run for Linux arm64, wine-test for Windows)
 RELEASE_PLATFORMS ?= linux-x64 linux-arm64 macos-arm64 windows-x64
 release: setup
 	DATA=$(DATA) bash scripts/dist.sh $(RELEASE_PLATFORMS)
-# release-hook: the .mcpb bundle (`make mcpb`, reading dist/stage/*/vault-rag/) is built here
-#	$(MAKE) --no-print-directory mcpb
+	$(MAKE) --no-print-directory mcpb
 
 ## release-arm64-run: run the linux-arm64 release binary under qemu-user (Debian's
 ##   qemu-user-static and arm64 C libraries, installed on first use): status, models, reindex
