@@ -17,9 +17,6 @@ unset DISPLAY WAYLAND_DISPLAY
 
 ZIG_VERSION=0.17.1
 ZIG_DIR=$WINE_ROOT/data/tools/ziglang-$ZIG_VERSION
-# zig compiles its Windows C library on first use (minutes); keep that cache
-# with the data so it survives across runs.
-export ZIG_GLOBAL_CACHE_DIR=${ZIG_GLOBAL_CACHE_DIR:-$WINE_ROOT/data/tools/zig-cache}
 
 ORT_VERSION=1.24.1
 # PyPI onnxruntime 1.24.1, cp312 win_amd64 wheel (its published sha256).
@@ -33,8 +30,21 @@ wine_die() { printf 'wine: FAILED: %s\n' "$*" >&2; exit 1; }
 # wine_zig prints the zig executable.
 wine_zig() { printf '%s\n' "$ZIG_DIR/ziglang/zig"; }
 
-# wine_cc prints a CC value for cgo builds targeting windows/amd64.
-wine_cc() { printf '%s cc -target x86_64-windows-gnu\n' "$(wine_zig)"; }
+# wine_go_env exports what `go build` needs to make a windows/amd64 binary
+# with cgo: zig as the C compiler, and sqlite3.h (which sqlite-vec includes and
+# zig finds in no system folder) from the SQLite that mattn/go-sqlite3 builds.
+wine_go_env() {
+  local inc=$WINE_DATA/sqlite3-include sq
+  sq=$(cd "$WINE_ROOT" && go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3) || return 1
+  if ! cmp -s "$sq/sqlite3-binding.h" "$inc/sqlite3.h" 2>/dev/null; then
+    mkdir -p "$inc"
+    cp "$sq/sqlite3-binding.h" "$inc/sqlite3.h"
+    chmod u+w "$inc/sqlite3.h"
+  fi
+  export GOOS=windows GOARCH=amd64 CGO_ENABLED=1
+  export CC="$(wine_zig) cc -target x86_64-windows-gnu"
+  export CGO_CFLAGS="-O2 -g -I$inc" CGO_LDFLAGS=
+}
 
 # winpath turns an absolute Linux path into the Windows path wine maps it to
 # (drive Z: is the Linux root).
