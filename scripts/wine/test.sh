@@ -12,6 +12,7 @@
 #               index open (e2e/wine-e2e.mjs)
 #   6. bundle   the .mcpb's win32 entry launched under wine (e2e/mcpb-launch.mjs),
 #               when the bundle has a Windows build (WINE_BUNDLE=0 skips it)
+# WINE_STEPS lists the steps to run (default: all six, by name).
 # Needs scripts/wine/setup.sh first. Every wine run has a timeout; the wine
 # server is stopped at the end whatever happens.
 set -euo pipefail
@@ -32,6 +33,8 @@ finish() {
   fi
 }
 trap finish EXIT
+STEPS=" ${WINE_STEPS:-ort index build cli mcp bundle} "
+want_step() { [[ $STEPS == *" $1 "* ]]; }
 step() { STEP=$1; printf 'wine-test: [%s] %s (at %s s)\n' "$1" "$2" "$SECONDS" >&2; }
 fail() { printf 'wine-test: step %s: %s\n' "$STEP" "$*" >&2; exit 1; }
 # jget FILE EXPR prints a value of a JSON file (EXPR indexes the parsed object d).
@@ -52,79 +55,91 @@ goenv() {
 }
 
 # --- 1. ONNX Runtime loads
-step 1/6 "ort: a Windows Go program loads onnxruntime.dll $ORT_VERSION"
-(goenv && go build -o "$WORK/ortversion.exe" ./scripts/wine/ortversion) || fail "building ortversion.exe"
-out=$(wine_run 120 "$WORK/ortversion.exe" "$(winpath "$WIN_ORT_DLL")" 2>"$WORK/ort.err") \
-  || fail "ortversion.exe: $(tail -5 "$WORK/ort.err")"
-[ "$out" = "onnxruntime $ORT_VERSION" ] || fail "ortversion.exe printed '$out', want 'onnxruntime $ORT_VERSION'"
-echo "  $out"
+if want_step ort; then
+  step 1/6 "ort: a Windows Go program loads onnxruntime.dll $ORT_VERSION"
+  (goenv && go build -o "$WORK/ortversion.exe" ./scripts/wine/ortversion) || fail "building ortversion.exe"
+  out=$(wine_run 120 "$WORK/ortversion.exe" "$(winpath "$WIN_ORT_DLL")" 2>"$WORK/ort.err") \
+    || fail "ortversion.exe: $(tail -5 "$WORK/ort.err")"
+  [ "$out" = "onnxruntime $ORT_VERSION" ] || fail "ortversion.exe printed '$out', want 'onnxruntime $ORT_VERSION'"
+  echo "  $out"
+fi
 
 # --- 2. the index package's tests
-step 2/6 "index: the index package's tests for Windows under wine"
-t0=$SECONDS
-(goenv && go test -c -tags=sqlite_fts5 -o "$WORK/index.test.exe" ./index/) || fail "building index.test.exe"
-echo "  built in $((SECONDS - t0)) s"
-t0=$SECONDS
-# The tests read testdata/ from the package folder, as go test runs them.
-if ! (cd index && ONNXRUNTIME_LIB=$(winpath "$WIN_ORT_DLL") VAULT_RAG_DATA=$(winpath "$DATA") \
-    wine_run "${WINE_INDEX_TIMEOUT:-1500}" "$WORK/index.test.exe" -test.count=1 -test.timeout=20m \
-      ${WINE_INDEX_RUN:+-test.run "$WINE_INDEX_RUN"} ${WINE_INDEX_V:+-test.v} >"$WORK/index.out" 2>&1); then
-  tail -60 "$WORK/index.out" >&2
-  fail "index.test.exe failed (full output: $WORK/index.out)"
+if want_step index; then
+  step 2/6 "index: the index package's tests for Windows under wine"
+  t0=$SECONDS
+  (goenv && go test -c -tags=sqlite_fts5 -o "$WORK/index.test.exe" ./index/) || fail "building index.test.exe"
+  echo "  built in $((SECONDS - t0)) s"
+  t0=$SECONDS
+  # The tests read testdata/ from the package folder, as go test runs them.
+  if ! (cd index && ONNXRUNTIME_LIB=$(winpath "$WIN_ORT_DLL") VAULT_RAG_DATA=$(winpath "$DATA") \
+      wine_run "${WINE_INDEX_TIMEOUT:-1500}" "$WORK/index.test.exe" -test.count=1 -test.timeout=20m \
+        ${WINE_INDEX_RUN:+-test.run "$WINE_INDEX_RUN"} ${WINE_INDEX_V:+-test.v} >"$WORK/index.out" 2>&1); then
+    tail -60 "$WORK/index.out" >&2
+    fail "index.test.exe failed (full output: $WORK/index.out)"
+  fi
+  tail -3 "$WORK/index.out" | sed 's/^/  /'
+  echo "  ran in $((SECONDS - t0)) s"
 fi
-tail -3 "$WORK/index.out" | sed 's/^/  /'
-echo "  ran in $((SECONDS - t0)) s"
 
 # --- 3. vault-rag.exe
-step 3/6 "build: vault-rag.exe"
-(goenv && go build -tags=sqlite_fts5 -o "$WORK/vault-rag.exe" ./cmd/vault-rag) || fail "building vault-rag.exe"
-EXE=$WORK/vault-rag.exe
+if want_step build || want_step cli || want_step mcp; then
+  step 3/6 "build: vault-rag.exe"
+  (goenv && go build -tags=sqlite_fts5 -o "$WORK/vault-rag.exe" ./cmd/vault-rag) || fail "building vault-rag.exe"
+  EXE=$WORK/vault-rag.exe
+fi
 
 # --- 4. the CLI on a copy of the demo vault, all paths in Windows form
-step 4/6 "cli: reindex, search, status on a copy of the demo vault"
-cp -r vault "$WORK/vault"
-mkdir -p "$WORK/data"
-# The models are read in place (wine follows the symlink); the index goes to the work folder.
-ln -s "$DATA/models" "$WORK/data/models"
-export VAULT_PATH=$(winpath "$WORK/vault") DB_PATH=$(winpath "$WORK/index/vault.db")
-export VAULT_RAG_DATA=$(winpath "$WORK/data") ONNXRUNTIME_LIB=$(winpath "$WIN_ORT_DLL")
-export VAULT_RAG_EMBEDDER=bge-small-en-v1.5-q
-unset VAULT_RAG_TOKEN VAULT_RAG_TRANSPORT VAULT_RAG_ADDR VAULT_RAG_CONFIG
-mkdir -p "$WORK/index"
-echo "  VAULT_PATH=$VAULT_PATH DB_PATH=$DB_PATH"
-want=$(find "$WORK/vault" -name '*.md' | wc -l)
-t0=$SECONDS
-wine_run 600 "$EXE" reindex --json >"$WORK/reindex.json" 2>"$WORK/reindex.err" \
-  || fail "reindex: $(tail -20 "$WORK/reindex.err")"
-notes=$(jget "$WORK/reindex.json" 'd["notes"]') chunks=$(jget "$WORK/reindex.json" 'd["chunks"]')
-[ "$notes" = "$want" ] && [ "$chunks" -gt "$want" ] 2>/dev/null \
-  || fail "reindex indexed $notes notes and $chunks chunks; the vault has $want notes: $(head -c 400 "$WORK/reindex.json")"
-echo "  reindex: $notes notes, $chunks chunks in $((SECONDS - t0)) s"
-wine_run 300 "$EXE" search "why did writes get slow in the middle of the night" >"$WORK/search.out" 2>"$WORK/search.err" \
-  || fail "search: $(tail -20 "$WORK/search.err")"
-grep -q '\.md' "$WORK/search.out" || fail "search found no note: $(head -20 "$WORK/search.out")"
-grep -q '\\' "$WORK/search.out" && fail "search printed a backslash path: $(grep -m3 '\\' "$WORK/search.out")"
-sed -n 1,4p "$WORK/search.out" | sed 's/^/  search: /'
-wine_run 300 "$EXE" status --json >"$WORK/status.json" 2>"$WORK/status.err" \
-  || fail "status: $(tail -20 "$WORK/status.err")"
-[ "$(jget "$WORK/status.json" 'd["notes"]')" = "$want" ] && [ "$(jget "$WORK/status.json" 'd["chunks"]')" = "$chunks" ] \
-  && [ "$(jget "$WORK/status.json" 'd["index_exists"] and not d.get("index_problem")')" = True ] \
-  || fail "status does not report a sound index of $want notes and $chunks chunks: $(head -c 600 "$WORK/status.json")"
-echo "  status: $(jget "$WORK/status.json" '{k: d.get(k) for k in ("index", "notes", "chunks", "embedder", "warnings")}')"
+if want_step cli || want_step mcp; then
+  step 4/6 "cli: reindex, search, status on a copy of the demo vault"
+  cp -r vault "$WORK/vault"
+  mkdir -p "$WORK/data"
+  # The models are read in place (wine follows the symlink); the index goes to the work folder.
+  ln -s "$DATA/models" "$WORK/data/models"
+  export VAULT_PATH=$(winpath "$WORK/vault") DB_PATH=$(winpath "$WORK/index/vault.db")
+  export VAULT_RAG_DATA=$(winpath "$WORK/data") ONNXRUNTIME_LIB=$(winpath "$WIN_ORT_DLL")
+  export VAULT_RAG_EMBEDDER=bge-small-en-v1.5-q
+  unset VAULT_RAG_TOKEN VAULT_RAG_TRANSPORT VAULT_RAG_ADDR VAULT_RAG_CONFIG
+  mkdir -p "$WORK/index"
+  echo "  VAULT_PATH=$VAULT_PATH DB_PATH=$DB_PATH"
+  want=$(find "$WORK/vault" -name '*.md' | wc -l)
+  t0=$SECONDS
+  wine_run 600 "$EXE" reindex --json >"$WORK/reindex.json" 2>"$WORK/reindex.err" \
+    || fail "reindex: $(tail -20 "$WORK/reindex.err")"
+  notes=$(jget "$WORK/reindex.json" 'd["notes"]') chunks=$(jget "$WORK/reindex.json" 'd["chunks"]')
+  [ "$notes" = "$want" ] && [ "$chunks" -gt "$want" ] 2>/dev/null \
+    || fail "reindex indexed $notes notes and $chunks chunks; the vault has $want notes: $(head -c 400 "$WORK/reindex.json")"
+  echo "  reindex: $notes notes, $chunks chunks in $((SECONDS - t0)) s"
+  wine_run 300 "$EXE" search "why did writes get slow in the middle of the night" >"$WORK/search.out" 2>"$WORK/search.err" \
+    || fail "search: $(tail -20 "$WORK/search.err")"
+  grep -q '\.md' "$WORK/search.out" || fail "search found no note: $(head -20 "$WORK/search.out")"
+  grep -q '\\' "$WORK/search.out" && fail "search printed a backslash path: $(grep -m3 '\\' "$WORK/search.out")"
+  sed -n 1,4p "$WORK/search.out" | sed 's/^/  search: /'
+  wine_run 300 "$EXE" status --json >"$WORK/status.json" 2>"$WORK/status.err" \
+    || fail "status: $(tail -20 "$WORK/status.err")"
+  [ "$(jget "$WORK/status.json" 'd["notes"]')" = "$want" ] && [ "$(jget "$WORK/status.json" 'd["chunks"]')" = "$chunks" ] \
+    && [ "$(jget "$WORK/status.json" 'd["index_exists"] and not d.get("index_problem")')" = True ] \
+    || fail "status does not report a sound index of $want notes and $chunks chunks: $(head -c 600 "$WORK/status.json")"
+  echo "  status: $(jget "$WORK/status.json" '{k: d.get(k) for k in ("index", "notes", "chunks", "embedder", "warnings")}')"
+fi
 
 # --- 5. the SDK session and a full reindex while serving
-step 5/6 "mcp: SDK session over stdio, and a full reindex while the server holds the index"
-[ -d e2e/node_modules/@modelcontextprotocol/sdk ] || (cd e2e && npm ci --no-audit --no-fund >/dev/null) || fail "npm ci in e2e/"
-VAULT_RAG_EXE=$EXE timeout --kill-after=10 1000 node e2e/wine-e2e.mjs || fail "e2e/wine-e2e.mjs (lines 'not ok' above)"
-"$WINESERVER" -k >/dev/null 2>&1 || true
+if want_step mcp; then
+  step 5/6 "mcp: SDK session over stdio, and a full reindex while the server holds the index"
+  [ -d e2e/node_modules/@modelcontextprotocol/sdk ] || (cd e2e && npm ci --no-audit --no-fund >/dev/null) || fail "npm ci in e2e/"
+  VAULT_RAG_EXE=$EXE timeout --kill-after=10 1000 node e2e/wine-e2e.mjs || fail "e2e/wine-e2e.mjs (lines 'not ok' above)"
+  "$WINESERVER" -k >/dev/null 2>&1 || true
+fi
 
 # --- 6. the bundle's win32 entry
-step 6/6 "bundle: the .mcpb's win32 entry under wine"
-if [ "${WINE_BUNDLE:-1}" = 0 ]; then
-  echo "  skipped (WINE_BUNDLE=0)"
-elif [ ! -f e2e/mcpb-launch.mjs ]; then
-  fail "e2e/mcpb-launch.mjs is missing"
-else
-  timeout --kill-after=10 1200 make --no-print-directory mcpb-test MCPB_TEST_FLAGS="--platform win32 --wrap $WINE" \
-    || fail "make mcpb-test --platform win32 --wrap wine"
+if want_step bundle; then
+  step 6/6 "bundle: the .mcpb's win32 entry under wine"
+  if [ "${WINE_BUNDLE:-1}" = 0 ]; then
+    echo "  skipped (WINE_BUNDLE=0)"
+  elif [ ! -f e2e/mcpb-launch.mjs ]; then
+    fail "e2e/mcpb-launch.mjs is missing"
+  else
+    timeout --kill-after=10 1200 make --no-print-directory mcpb-test MCPB_TEST_FLAGS="--platform win32 --wrap $WINE" \
+      || fail "make mcpb-test --platform win32 --wrap wine"
+  fi
 fi
