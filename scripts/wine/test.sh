@@ -110,7 +110,7 @@ if want_step cli || want_step mcp; then
   want=$(cd "$WORK/vault" && find . -name '*.md' | sed 's|^\./||' | python3 -c '
 import json, sys
 skipped = [s["path"] for s in json.load(open(sys.argv[1]))["skipped"]]
-print(sum(1 for p in sys.stdin.read().split() if not any(p == s or (s.endswith("/") and p.startswith(s)) for s in skipped)))
+print(sum(1 for p in sys.stdin.read().splitlines() if not any(p == s or (s.endswith("/") and p.startswith(s)) for s in skipped)))
 ' "$WORK/reindex.json")
   [ "$notes" = "$want" ] && [ "$chunks" -gt "$want" ] 2>/dev/null \
     || fail "reindex indexed $notes notes and $chunks chunks; the vault has $want notes: $(head -c 400 "$WORK/reindex.json")"
