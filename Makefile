@@ -122,6 +122,39 @@ fuzz:
 load: lab-models build
 	go run $(GOFLAGS_TAGS) ./cmd/loadtest -calls 2000 -json data/bench/load.json
 
+## ---- Other platforms: cross builds, release archives (scripts/cross.sh, scripts/dist.sh) ----
+## The C cross compiler is zig (PyPI ziglang, pinned), installed into data/tools/ by the first
+## target below that needs it; nothing else fetches it.
+##
+## cross-vet: go vet for macOS arm64, Windows x64 and Linux arm64, so no code that builds on one
+##   OS only creeps in unnoticed (what .ci/run calls)
+CROSS_VET_PLATFORMS ?= macos-arm64 windows-x64 linux-arm64
+.PHONY: cross-vet release release-arm64-run
+cross-vet:
+	@set -e; bash scripts/cross.sh zig >/dev/null; \
+	for p in $(CROSS_VET_PLATFORMS); do \
+		start=$$(date +%s); \
+		( eval "$$(bash scripts/cross.sh env $$p)" && go vet $(GOFLAGS_TAGS) ./... ); \
+		echo "cross-vet: $$p clean ($$(( $$(date +%s) - start )) s)"; \
+	done
+
+## release: dist/vault-rag-VERSION-{linux-x64,linux-arm64,macos-arm64}.tar.gz and
+##   dist/vault-rag-VERSION-windows-x64.zip, each with its own ONNX Runtime (sha256-pinned),
+##   configs/, README.md and LICENSE, each binary checked for its OS's format and system-only
+##   links; the unpacked folders stay in dist/stage/PLATFORM/vault-rag/. The macOS and Windows
+##   builds are made and checked here, not run (see release-arm64-run for Linux arm64)
+RELEASE_PLATFORMS ?= linux-x64 linux-arm64 macos-arm64 windows-x64
+release: setup
+	DATA=$(DATA) bash scripts/dist.sh $(RELEASE_PLATFORMS)
+# release-hook: the .mcpb bundle (`make mcpb`, reading dist/stage/*/vault-rag/) is built here
+#	$(MAKE) --no-print-directory mcpb
+
+## release-arm64-run: run the linux-arm64 release binary under qemu-user (Debian's
+##   qemu-user-static and arm64 C libraries, installed on first use): status, models, reindex
+##   and a keyword search of the demo vault
+release-arm64-run:
+	bash scripts/qemu-arm64.sh
+
 ## wine-setup: Debian's wine64, zig, a wine prefix under data/wine with the ProcessPrng shim Go needs,
 ##   and onnxruntime.dll for win-x64 from PyPI (scripts/wine/setup.sh); test infrastructure only
 ## wine-test: the Windows build under wine (scripts/wine/test.sh): the index package's tests, reindex,

@@ -28,8 +28,9 @@ type DB struct {
 	sql  *sql.DB
 	path string
 	meta map[string]string
-	dev  uint64 // identity of the file opened, to notice a swapped-in rebuild
-	ino  uint64
+	// gen reads the file's build generation, which Stale compares with
+	// meta's (the one opened).
+	gen *sql.Stmt
 	// checked is why Open ran the page check, "" when it did not.
 	checked string
 	cc      codeCache // binary codes for the binary vector search, loaded on first use
@@ -91,9 +92,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("%w: %s has schema %q, this build reads %q; run `vault-rag reindex`", ErrCorrupt, path, meta["schema_version"], SchemaVersion)
 	}
-	d := &DB{sql: db, path: path, meta: meta, checked: reason}
-	d.dev, d.ino = fileID(fi)
-	return d, nil
+	gen, err := db.PrepareContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = ?), '')`)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	return &DB{sql: db, path: path, meta: meta, checked: reason, gen: gen}, nil
 }
 
 // Check runs SQLite's page check (PRAGMA quick_check) on the open file:
@@ -222,6 +226,7 @@ func recoverHotJournal(ctx context.Context, path string) bool {
 // Close closes the index and its tokenizer.
 func (d *DB) Close() error {
 	d.tok.close()
+	d.gen.Close()
 	return d.sql.Close()
 }
 
@@ -244,16 +249,20 @@ func (d *DB) Script() (string, float64) {
 	return d.meta["script"], share
 }
 
-// Stale reports whether the file at Path is no longer the one opened: a full
-// rebuild renamed a new file into place. (An incremental build changes the open
-// file in place, and open connections see it without reopening.)
+// Stale reports whether the file at Path now holds another build than the one
+// opened: a full rebuild copied a new index into it (swap.go). The open DB
+// then answers from the new file with the metadata of the old one, so the
+// caller should reopen. An incremental build, or a staged build adding
+// vectors, changes the open file in place, and open connections see it
+// without reopening: those leave it fresh. It is one indexed read of the meta
+// table (see BenchmarkStale); an error reads as fresh, so a reader keeps
+// serving what it has.
 func (d *DB) Stale() bool {
-	fi, err := os.Stat(d.path)
-	if err != nil {
-		return false // gone: keep serving what is open
+	var g string
+	if err := d.gen.QueryRowContext(context.Background(), metaGeneration).Scan(&g); err != nil {
+		return false
 	}
-	dev, ino := fileID(fi)
-	return dev != d.dev || ino != d.ino
+	return g != d.meta[metaGeneration]
 }
 
 // Stats summarises an index.

@@ -15,8 +15,8 @@
 VR_ORT_VERSION=${VR_ORT_VERSION:-1.24.1}
 
 # vr_platform OS ARCH sets, for the platform named:
-#   VR_PLATFORM     a short name (linux-x64, linux-arm64, macos-arm64, macos-x64)
-#   VR_ORT_LIB      the file name vault-rag loads (libonnxruntime.so / .dylib)
+#   VR_PLATFORM     a short name (linux-x64, linux-arm64, macos-arm64, windows-x64)
+#   VR_ORT_LIB      the file name vault-rag loads (libonnxruntime.so / .dylib, onnxruntime.dll)
 #   VR_ORT_ARCHIVE  the ONNX Runtime release archive ("" when none exists)
 #   VR_ORT_MEMBER   the library's path inside that archive
 #   VR_ORT_NPM      the library's path inside the onnxruntime-node npm package ("" when none)
@@ -37,11 +37,18 @@ vr_platform() {
       VR_PLATFORM=macos-arm64 VR_ORT_LIB=libonnxruntime.dylib
       VR_ORT_ARCHIVE=onnxruntime-osx-arm64-$v.tgz VR_ORT_MEMBER=onnxruntime-osx-arm64-$v/lib/libonnxruntime.$v.dylib
       VR_ORT_NPM=package/bin/napi-v6/darwin/arm64/libonnxruntime.$v.dylib ;;
+    MINGW*/x86_64|MSYS*/x86_64|CYGWIN*/x86_64|Windows_NT/x86_64|Windows_NT/AMD64)
+      # Git Bash, MSYS2 and Cygwin name Windows this way. Release archives
+      # carry the DLL of PyPI's onnxruntime win_amd64 wheel (the npm
+      # package's is the DirectML build, which needs DirectML.dll and
+      # Direct3D 12).
+      VR_PLATFORM=windows-x64 VR_ORT_LIB=onnxruntime.dll
+      VR_ORT_ARCHIVE=onnxruntime-win-x64-$v.zip VR_ORT_MEMBER=onnxruntime-win-x64-$v/lib/onnxruntime.dll ;;
     Darwin/x86_64)
       echo "setup: macOS on Intel (Darwin x86_64) has no ONNX Runtime $v build (Microsoft stopped shipping macOS x86_64 binaries at 1.24, and onnxruntime-node has none): set ONNXRUNTIME_LIB to a libonnxruntime.dylib $v you built, or use an Apple silicon Mac or Linux" >&2
       return 1 ;;
     *)
-      echo "setup: no ONNX Runtime builds for $os $arch (supported: Linux x86_64 and aarch64, macOS arm64)" >&2
+      echo "setup: no ONNX Runtime builds for $os $arch (supported: Linux x86_64 and aarch64, macOS arm64, Windows x86_64)" >&2
       return 1 ;;
   esac
 }
