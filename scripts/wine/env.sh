@@ -15,35 +15,24 @@ export WINEDLLOVERRIDES=${WINEDLLOVERRIDES:-mscoree,mshtml=}
 export WINEDEBUG=${WINEDEBUG:--all}
 unset DISPLAY WAYLAND_DISPLAY
 
-ZIG_VERSION=0.17.1
-ZIG_DIR=$WINE_ROOT/data/tools/ziglang-$ZIG_VERSION
-
+# ONNX Runtime for win-x64 and the Visual C++ runtime it imports, as the
+# release ships them (scripts/runtime-libs.sh: PyPI wheels, sha256-pinned).
 ORT_VERSION=1.24.1
-# PyPI onnxruntime 1.24.1, cp312 win_amd64 wheel (its published sha256).
-ORT_WHEEL=onnxruntime-1.24.1-cp312-cp312-win_amd64.whl
-ORT_WHEEL_SHA256=df0af2f1cfcfff9094971c7eb1d1dfae7ccf81af197493c4dc4643e4342c0946
-WIN_ORT_DLL=$WINE_DATA/onnxruntime-$ORT_VERSION/onnxruntime.dll
+WIN_RUNTIME=$WINE_DATA/runtime
+WIN_ORT_DLL=$WIN_RUNTIME/lib/onnxruntime.dll
 
 wine_log() { printf 'wine: %s\n' "$*" >&2; }
 wine_die() { printf 'wine: FAILED: %s\n' "$*" >&2; exit 1; }
 
-# wine_zig prints the zig executable.
-wine_zig() { printf '%s\n' "$ZIG_DIR/ziglang/zig"; }
+# wine_zig prints the zig executable of the cross builds (scripts/cross.sh:
+# PyPI ziglang, pinned), installing it the first time.
+wine_zig() { bash "$WINE_ROOT/scripts/cross.sh" zig; }
 
 # wine_go_env exports what `go build` needs to make a windows/amd64 binary
-# with cgo: zig as the C compiler, and sqlite3.h (which sqlite-vec includes and
-# zig finds in no system folder) from the SQLite that mattn/go-sqlite3 builds.
+# with cgo (scripts/cross.sh: zig as the C compiler, sqlite3.h).
 wine_go_env() {
-  local inc=$WINE_DATA/sqlite3-include sq
-  sq=$(cd "$WINE_ROOT" && go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3) || return 1
-  if ! cmp -s "$sq/sqlite3-binding.h" "$inc/sqlite3.h" 2>/dev/null; then
-    mkdir -p "$inc"
-    cp "$sq/sqlite3-binding.h" "$inc/sqlite3.h"
-    chmod u+w "$inc/sqlite3.h"
-  fi
-  export GOOS=windows GOARCH=amd64 CGO_ENABLED=1
-  export CC="$(wine_zig) cc -target x86_64-windows-gnu"
-  export CGO_CFLAGS="-O2 -g -I$inc" CGO_LDFLAGS=
+  . "$WINE_ROOT/scripts/cross.sh"
+  vr_cross_tools >/dev/null && vr_cross windows-x64
 }
 
 # winpath turns an absolute Linux path into the Windows path wine maps it to

@@ -4,12 +4,13 @@
 # is skipped when its output is present.
 #
 #   1. Debian's wine64 (console runner only: no X, no recommends)
-#   2. zig, a C compiler for Windows (PyPI ziglang), into data/tools
+#   2. zig, a C compiler for Windows (scripts/cross.sh: PyPI ziglang, pinned)
 #   3. bcryptprimitives.dll: Go 1.22 and later need ProcessPrng from it and
 #      load it from System32 only; wine 8.0 has none. Built from
 #      processprng.c. Test infrastructure, never shipped.
 #   4. a wine prefix under data/wine/prefix, with that DLL in its system32
-#   5. onnxruntime.dll for win-x64 from PyPI's onnxruntime wheel (sha256 pinned)
+#   5. onnxruntime.dll for win-x64 and the C++ runtime it imports
+#      (scripts/runtime-libs.sh: PyPI wheels, sha256 pinned)
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 cd "$WINE_ROOT"
@@ -27,12 +28,8 @@ if [ ! -x "$WINE" ]; then
 fi
 wine_log "wine: $("$WINE" --version)"
 
-# --- 2. zig
-if [ ! -x "$(wine_zig)" ]; then
-  wine_log "installing zig $ZIG_VERSION (PyPI ziglang) into $ZIG_DIR"
-  python3 -m pip install -q --disable-pip-version-check --target "$ZIG_DIR" "ziglang==$ZIG_VERSION" \
-    || wine_die "pip install ziglang==$ZIG_VERSION"
-fi
+# --- 2. zig (scripts/cross.sh installs it, pinned)
+zig=$(wine_zig) || wine_die "installing zig (scripts/cross.sh zig)"
 
 # --- 3. the ProcessPrng shim
 shim=$WINE_DATA/bcryptprimitives.dll
@@ -41,7 +38,7 @@ if [ ! -s "$shim" ] || [ "$src" -nt "$shim" ] || [ scripts/wine/bcryptprimitives
   wine_log "building bcryptprimitives.dll (first zig use for Windows builds its C library: minutes)"
   t0=$SECONDS
   tmp=$(mktemp -d)
-  (cd "$tmp" && "$(wine_zig)" cc -target x86_64-windows-gnu -shared -O2 -s \
+  (cd "$tmp" && "$zig" cc -target x86_64-windows-gnu -shared -O2 -s \
       -o bcryptprimitives.dll "$WINE_ROOT/$src" "$WINE_ROOT/scripts/wine/bcryptprimitives.def" -ladvapi32) \
     || wine_die "building bcryptprimitives.dll"
   cp "$tmp/bcryptprimitives.dll" "$shim"
@@ -64,17 +61,9 @@ if ! cmp -s "$shim" "$sys32/bcryptprimitives.dll"; then
   wine_log "bcryptprimitives.dll installed in $sys32"
 fi
 
-# --- 5. ONNX Runtime for win-x64
+# --- 5. ONNX Runtime for win-x64, as the release ships it
 if [ ! -s "$WIN_ORT_DLL" ]; then
-  wine_log "fetching onnxruntime $ORT_VERSION for win_amd64 (PyPI wheel)"
-  tmp=$(mktemp -d)
-  python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
-      --platform win_amd64 --python-version 3.12 "onnxruntime==$ORT_VERSION" -d "$tmp" \
-    || wine_die "pip download onnxruntime==$ORT_VERSION (win_amd64)"
-  echo "$ORT_WHEEL_SHA256  $tmp/$ORT_WHEEL" | sha256sum -c --quiet \
-    || wine_die "sha256 of $ORT_WHEEL does not match the pinned one"
-  mkdir -p "$(dirname "$WIN_ORT_DLL")"
-  unzip -q -o -j "$tmp/$ORT_WHEEL" onnxruntime/capi/onnxruntime.dll -d "$(dirname "$WIN_ORT_DLL")"
-  rm -rf "$tmp"
+  wine_log "fetching onnxruntime $ORT_VERSION for win-x64 (scripts/runtime-libs.sh)"
+  bash scripts/runtime-libs.sh windows-x64 "$WIN_RUNTIME" >&2 || wine_die "scripts/runtime-libs.sh windows-x64"
 fi
 wine_log "ready: prefix $WINEPREFIX, onnxruntime.dll $WIN_ORT_DLL"

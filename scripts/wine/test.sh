@@ -4,7 +4,8 @@
 #   1. ort      a Windows Go program loads onnxruntime.dll and prints its version
 #   2. index    the index package's tests, built for Windows, run under wine
 #               (WINE_INDEX_RUN picks tests, default all)
-#   3. build    vault-rag.exe
+#   3. build    the windows-x64 release folder, dist/stage/windows-x64/vault-rag
+#               (bin/vault-rag.exe, lib/onnxruntime.dll, configs/)
 #   4. cli      reindex of a copy of the demo vault, search, status, with
 #               Windows paths (Z:\... is the Linux root under wine)
 #   5. mcp      an MCP session over stdio with the official TypeScript SDK, and
@@ -44,20 +45,10 @@ jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval
   || { STEP=setup; fail "wine is not set up: run scripts/wine/setup.sh (make wine-setup)"; }
 "$WINESERVER" -k >/dev/null 2>&1 || true # a server left by an earlier run would hold old state
 
-# Settings for `go build` of a windows/amd64 binary with cgo.
-goenv() {
-  if [ -f scripts/cross.sh ]; then
-    . scripts/cross.sh
-    vr_cross_tools >/dev/null && vr_cross windows-x64
-  else
-    wine_go_env
-  fi
-}
-
 # --- 1. ONNX Runtime loads
 if want_step ort; then
   step 1/6 "ort: a Windows Go program loads onnxruntime.dll $ORT_VERSION"
-  (goenv && go build -o "$WORK/ortversion.exe" ./scripts/wine/ortversion) || fail "building ortversion.exe"
+  (wine_go_env && go build -o "$WORK/ortversion.exe" ./scripts/wine/ortversion) || fail "building ortversion.exe"
   out=$(wine_run 120 "$WORK/ortversion.exe" "$(winpath "$WIN_ORT_DLL")" 2>"$WORK/ort.err") \
     || fail "ortversion.exe: $(tail -5 "$WORK/ort.err")"
   [ "$out" = "onnxruntime $ORT_VERSION" ] || fail "ortversion.exe printed '$out', want 'onnxruntime $ORT_VERSION'"
@@ -68,7 +59,7 @@ fi
 if want_step index; then
   step 2/6 "index: the index package's tests for Windows under wine"
   t0=$SECONDS
-  (goenv && go test -c -tags=sqlite_fts5 -o "$WORK/index.test.exe" ./index/) || fail "building index.test.exe"
+  (wine_go_env && go test -c -tags=sqlite_fts5 -o "$WORK/index.test.exe" ./index/) || fail "building index.test.exe"
   echo "  built in $((SECONDS - t0)) s"
   t0=$SECONDS
   # The tests read testdata/ from the package folder, as go test runs them.
@@ -84,9 +75,13 @@ fi
 
 # --- 3. vault-rag.exe
 if want_step build || want_step cli || want_step mcp; then
-  step 3/6 "build: vault-rag.exe"
-  (goenv && go build -tags=sqlite_fts5 -o "$WORK/vault-rag.exe" ./cmd/vault-rag) || fail "building vault-rag.exe"
-  EXE=$WORK/vault-rag.exe
+  step 3/6 "build: the windows-x64 release folder (scripts/dist.sh windows-x64)"
+  t0=$SECONDS
+  DATA=$DATA bash scripts/dist.sh windows-x64 >&2 || fail "scripts/dist.sh windows-x64"
+  STAGE=$WINE_ROOT/dist/stage/windows-x64/vault-rag
+  EXE=$STAGE/bin/vault-rag.exe
+  [ -f "$EXE" ] && [ -f "$STAGE/lib/onnxruntime.dll" ] || fail "dist/stage/windows-x64 lacks bin/vault-rag.exe or lib/onnxruntime.dll"
+  echo "  built in $((SECONDS - t0)) s"
 fi
 
 # --- 4. the CLI on a copy of the demo vault, all paths in Windows form
@@ -97,7 +92,7 @@ if want_step cli || want_step mcp; then
   # The models are read in place (wine follows the symlink); the index goes to the work folder.
   ln -s "$DATA/models" "$WORK/data/models"
   export VAULT_PATH=$(winpath "$WORK/vault") DB_PATH=$(winpath "$WORK/index/vault.db")
-  export VAULT_RAG_DATA=$(winpath "$WORK/data") ONNXRUNTIME_LIB=$(winpath "$WIN_ORT_DLL")
+  export VAULT_RAG_DATA=$(winpath "$WORK/data") ONNXRUNTIME_LIB=$(winpath "$STAGE/lib/onnxruntime.dll")
   export VAULT_RAG_EMBEDDER=bge-small-en-v1.5-q
   unset VAULT_RAG_TOKEN VAULT_RAG_TRANSPORT VAULT_RAG_ADDR VAULT_RAG_CONFIG
   mkdir -p "$WORK/index"
