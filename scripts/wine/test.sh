@@ -26,7 +26,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-rag-wine.XXXXXX")
 finish() {
   local rc=$?
   "$WINESERVER" -k >/dev/null 2>&1 || true
-  if [ $rc -ne 0 ]; then
+  if [ $rc -ne 0 ] || [ -z "${DONE:-}" ]; then
     printf 'wine-test: FAILED in step %s (exit %s); work folder kept: %s\n' "$STEP" "$rc" "$WORK" >&2
   else
     rm -rf "$WORK"
@@ -34,6 +34,7 @@ finish() {
   fi
 }
 trap finish EXIT
+trap 'exit 143' TERM INT
 STEPS=" ${WINE_STEPS:-ort index build cli mcp bundle} "
 want_step() { [[ $STEPS == *" $1 "* ]]; }
 step() { STEP=$1; printf 'wine-test: [%s] %s (at %s s)\n' "$1" "$2" "$SECONDS" >&2; }
@@ -143,3 +144,4 @@ if want_step bundle; then
       || fail "make mcpb-test --platform win32 --wrap wine"
   fi
 fi
+DONE=1
