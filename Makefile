@@ -85,7 +85,7 @@ clean:
 
 ## dist: dist/vault-rag-VERSION-linux-x64.tar.gz: the binary, ONNX Runtime, configs/, README.md
 ##   and LICENSE, runnable where extracted with nothing else installed; models are fetched on first
-##   use into its data/ folder (scripts/dist.sh). Other platforms are refused: only linux-x64 is
+##   use into the per-user data folder (scripts/dist.sh). Other platforms are refused: only linux-x64 is
 ##   built and tested
 dist: setup
 	DATA=$(DATA) bash scripts/dist.sh
@@ -166,3 +166,25 @@ wine-setup:
 
 wine-test: wine-setup lab-models
 	bash scripts/wine/test.sh
+
+## mcpb: Claude Desktop's bundle, dist/vault-rag-VERSION.mcpb, from mcpb/manifest.json and the
+##   staging folders dist/stage/{macos-arm64,windows-x64,linux-x64}/vault-rag/ (make release), or,
+##   without any, a linux-x64 one made from `make build` (scripts/mcpb.sh says which platforms went
+##   in). Checked with the official CLI, @anthropic-ai/mcpb, pinned and installed under data/tools/
+MCPB_VERSION := 2.1.2
+MCPB_DIR := $(DATA)/tools/mcpb-$(MCPB_VERSION)
+MCPB := $(MCPB_DIR)/node_modules/.bin/mcpb
+.PHONY: mcpb mcpb-test
+$(MCPB):
+	mkdir -p $(MCPB_DIR)
+	npm install --prefix $(MCPB_DIR) --no-audit --no-fund --save-exact @anthropic-ai/mcpb@$(MCPB_VERSION)
+
+mcpb: $(MCPB) build
+	MCPB=$(MCPB) DATA=$(DATA) bash scripts/mcpb.sh
+
+## mcpb-test: unpack the newest bundle and launch it as Claude Desktop does (e2e/mcpb-launch.mjs):
+##   the manifest's command and environment, the demo vault as the vault folder, an MCP session
+##   with the official TypeScript SDK. MCPB_TEST_FLAGS passes e.g. --platform win32 --wrap wine
+mcpb-test: mcpb
+	cd e2e && npm ci --no-audit --no-fund
+	node e2e/mcpb-launch.mjs --mcpb-cli $(MCPB) $(MCPB_TEST_FLAGS)

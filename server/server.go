@@ -89,6 +89,43 @@ type Options struct {
 	wrapEmbedder func(index.Embedder) index.Embedder
 }
 
+// setDefaults resolves each zero field of opts to its default.
+func (opts *Options) setDefaults() {
+	if opts.ConfigRoot == "" {
+		opts.ConfigRoot = "."
+	}
+	if opts.Embedder == "" {
+		opts.Embedder = models.DefaultEmbedder
+	}
+	if opts.ConfigName == "" {
+		opts.ConfigName = DefaultConfig
+	}
+	if opts.Addr == "" {
+		opts.Addr = DefaultAddr
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.ReindexTimeout <= 0 {
+		opts.ReindexTimeout = DefaultReindexTimeout
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+}
+
 // Server is the MCP server over one vault and its index. It is safe for
 // concurrent use.
 type Server struct {
@@ -103,6 +140,9 @@ type Server struct {
 	// the process, since a client reads them once.
 	langs     vault.Languages
 	boundPort atomic.Int32 // set by Serve; 0 accepts any port in Host
+	// pending is set when the server waits for its vault folder
+	// (NewPending); the fields below are then unused.
+	pending *pending
 
 	mu      sync.Mutex
 	cur     *handle
@@ -139,39 +179,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Registry == nil {
 		return nil, errors.New("server: Registry is required")
 	}
-	if opts.ConfigRoot == "" {
-		opts.ConfigRoot = "."
-	}
-	if opts.Embedder == "" {
-		opts.Embedder = models.DefaultEmbedder
-	}
-	if opts.ConfigName == "" {
-		opts.ConfigName = DefaultConfig
-	}
-	if opts.Addr == "" {
-		opts.Addr = DefaultAddr
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = DefaultPollInterval
-	}
-	if opts.Debounce <= 0 {
-		opts.Debounce = DefaultDebounce
-	}
-	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = DefaultRequestTimeout
-	}
-	if opts.ReindexTimeout <= 0 {
-		opts.ReindexTimeout = DefaultReindexTimeout
-	}
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if opts.Clock == nil {
-		opts.Clock = time.Now
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
+	opts.setDefaults()
 	if !pipeline.ValidName(opts.ConfigName) {
 		return nil, fmt.Errorf("server: configuration name %q: %s", opts.ConfigName, configNameRule)
 	}
@@ -411,6 +419,9 @@ func (s *Server) callLimit() time.Duration { return max(s.opts.RequestTimeout, s
 // Close stops the background work, waits for a build in progress to stop,
 // and closes the index once the requests using it finish.
 func (s *Server) Close() error {
+	if s.pending != nil {
+		return s.closePending()
+	}
 	var err error
 	s.closed.Do(func() {
 		s.cancel()

@@ -140,8 +140,15 @@ if want_step bundle; then
   elif [ ! -f e2e/mcpb-launch.mjs ]; then
     fail "e2e/mcpb-launch.mjs is missing"
   else
-    timeout --kill-after=10 1200 make --no-print-directory mcpb-test MCPB_TEST_FLAGS="--platform win32 --wrap $WINE" \
-      || fail "make mcpb-test --platform win32 --wrap wine"
+    # The bundle is packed from the release folders of dist/stage/, here the
+    # windows-x64 one of step 3 alone; its %LOCALAPPDATA% is the prefix's.
+    local_data="$WINEPREFIX/drive_c/users/$(id -un)/AppData/Local/vault-rag"
+    rm -rf "$local_data"
+    timeout --kill-after=10 1200 make --no-print-directory mcpb-test MCPB_TEST_FLAGS="--platform win32 --wrap $WINE \
+        --windows-paths --data-folder $local_data --pass-env WINEPREFIX --pass-env WINEDLLOVERRIDES \
+        --pass-env WINEDEBUG --pass-env WINESERVER" \
+      || fail "make mcpb-test (the bundle's win32 entry under wine)"
+    rm -rf "$local_data"
   fi
 fi
 DONE=1
