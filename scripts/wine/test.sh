@@ -66,11 +66,15 @@ if want_step index; then
   (wine_go_env && go test -c -tags=sqlite_fts5 -overlay "$WORK/overlay/overlay.json" -o "$WORK/index.test.exe" ./index/) \
     || fail "building index.test.exe"
   echo "  built in $((SECONDS - t0)) s"
+  # TestDefaultPath makes a folder symlink with os.Symlink: wine 8.0 makes a
+  # Unix symlink that Windows calls then see as a plain folder, so
+  # filepath.EvalSymlinks cannot resolve it as Windows does.
+  WINE_INDEX_SKIP=${WINE_INDEX_SKIP-^TestDefaultPath\$}
   t0=$SECONDS
   # The tests read testdata/ from the package folder, as go test runs them.
   if ! (cd index && ONNXRUNTIME_LIB=$(winpath "$WIN_ORT_DLL") VAULT_RAG_DATA=$(winpath "$DATA") \
       wine_run "${WINE_INDEX_TIMEOUT:-1500}" "$WORK/index.test.exe" -test.count=1 -test.timeout=20m \
-        ${WINE_INDEX_RUN:+-test.run "$WINE_INDEX_RUN"} ${WINE_INDEX_V:+-test.v} >"$WORK/index.out" 2>&1); then
+        ${WINE_INDEX_RUN:+-test.run "$WINE_INDEX_RUN"} -test.skip "$WINE_INDEX_SKIP" ${WINE_INDEX_V:+-test.v} >"$WORK/index.out" 2>&1); then
     tail -60 "$WORK/index.out" >&2
     fail "index.test.exe failed (full output: $WORK/index.out)"
   fi
