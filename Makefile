@@ -164,7 +164,7 @@ release-arm64-run:
 wine-setup:
 	bash scripts/wine/setup.sh
 
-wine-test: wine-setup lab-models
+wine-test: wine-setup setup
 	bash scripts/wine/test.sh
 
 ## mcpb: Claude Desktop's bundle, dist/vault-rag-VERSION.mcpb, from mcpb/manifest.json and the
