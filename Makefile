@@ -176,3 +176,15 @@ release: setup
 ##   and a keyword search of the demo vault
 release-arm64-run:
 	bash scripts/qemu-arm64.sh
+
+## wine-setup: Debian's wine64, zig, a wine prefix under data/wine with the ProcessPrng shim Go needs,
+##   and onnxruntime.dll for win-x64 from PyPI (scripts/wine/setup.sh); test infrastructure only
+## wine-test: the Windows build under wine (scripts/wine/test.sh): the index package's tests, reindex,
+##   search and status with Windows paths, an MCP session with the official TypeScript SDK, a full
+##   reindex while that server holds the index open, and the bundle's win32 entry
+.PHONY: wine-setup wine-test
+wine-setup:
+	bash scripts/wine/setup.sh
+
+wine-test: wine-setup setup
+	bash scripts/wine/test.sh
