@@ -2,6 +2,7 @@
 #   make demo   set up, index the demo vault, run the demo searches
 #   make test   run the tests (what .ci/run calls)
 #   make dist   the release archive for linux-x64 (make dist-test runs it as a user would)
+#   make release  the archives for Linux x64/arm64, macOS arm64 and Windows x64 (cross-built with zig)
 
 SHELL := /bin/bash
 # The binary reads .env itself (VAULT_PATH, DB_PATH, ...).
