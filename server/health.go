@@ -56,6 +56,10 @@ type Health struct {
 
 // LanguageHealth is what /health says of the vault's language.
 type LanguageHealth struct {
+	// Name names the notes' main languages ("English", "Chinese and
+	// English"), as the instructions do; "" for an index that did not count
+	// its notes by language.
+	Name     string  `json:"name,omitempty"`
 	Script   string  `json:"script"`       // "Latin", "Han", … (vault.ScriptOf)
 	Share    float64 `json:"script_share"` // of the vault's letters, when last indexed
 	Embedder string  `json:"embedder"`
@@ -191,7 +195,7 @@ func (s *Server) Health(ctx context.Context) Health {
 		} else {
 			h.Notes, h.Chunks = st.Notes, st.Chunks
 			if script, share := hd.db.Script(); script != "" {
-				h.Language = &LanguageHealth{Script: script, Share: share, Embedder: hd.db.Embedder()}
+				h.Language = &LanguageHealth{Name: hd.db.Languages().Describe(), Script: script, Share: share, Embedder: hd.db.Embedder()}
 				if spec, err := reg.Manifest().Lookup(hd.db.Embedder()); err == nil {
 					h.Language.Warning = spec.ScriptWarning(script, share)
 				}

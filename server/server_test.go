@@ -881,11 +881,11 @@ func serveStdio(t *testing.T, cmd *exec.Cmd, wantConfig string) {
 func TestHealthLanguage(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name, note, script string
-		warn               bool
+		name, note, script, lang string
+		warn                     bool
 	}{
-		{"English vault", "# Leases\n\nA lease expires when its holder stops renewing it in time.\n", "Latin", false},
-		{"Russian vault", "# Аренда\n\nАренда истекает, когда держатель перестаёт её продлевать вовремя.\n", "Cyrillic", true},
+		{"English vault", "# Leases\n\nA lease expires when its holder stops renewing it in time, and the server should check which node holds it.\n", "Latin", "English", false},
+		{"Russian vault", "# Аренда\n\nАренда истекает, когда держатель перестаёт её продлевать вовремя, и это нужно знать.\n", "Cyrillic", "Russian", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vault := t.TempDir()
@@ -901,6 +901,9 @@ func TestHealthLanguage(t *testing.T) {
 			h := s.Health(ctx)
 			if h.Language == nil || h.Language.Script != tc.script || h.Language.Embedder != models.DefaultEmbedder || h.Language.Share < 0.9 {
 				t.Fatalf("language %+v, want %s by %s", h.Language, tc.script, models.DefaultEmbedder)
+			}
+			if h.Language.Name != tc.lang {
+				t.Errorf("language name %q, want %q (as the instructions name it)", h.Language.Name, tc.lang)
 			}
 			if got := h.Language.Warning != ""; got != tc.warn || (tc.warn && !strings.Contains(h.Language.Warning, "Cyrillic")) {
 				t.Errorf("warning %q, want one: %v", h.Language.Warning, tc.warn)

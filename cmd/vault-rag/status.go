@@ -28,19 +28,22 @@ type statusReport struct {
 	IndexBytes  int64  `json:"index_bytes,omitempty"`
 	// IndexProblem says why the index cannot be used: missing, damaged, of
 	// another schema, or built from another vault.
-	IndexProblem string           `json:"index_problem,omitempty"`
-	Notes        int              `json:"notes"`
-	Chunks       int              `json:"chunks"`
-	Links        int              `json:"links"`
-	Embedder     string           `json:"embedder,omitempty"`
-	EmbedderWhy  string           `json:"embedder_why,omitempty"`
-	Script       string           `json:"script,omitempty"`
-	ScriptShare  float64          `json:"script_share,omitempty"`
-	Vectors      *index.Coverage  `json:"vectors,omitempty"`
-	BuiltAt      *time.Time       `json:"built_at,omitempty"` // the last full build
-	LastBuild    *index.LastBuild `json:"last_build,omitempty"`
-	Warnings     []string         `json:"warnings"`
-	Server       serverStatus     `json:"server"`
+	IndexProblem string `json:"index_problem,omitempty"`
+	Notes        int    `json:"notes"`
+	Chunks       int    `json:"chunks"`
+	Links        int    `json:"links"`
+	Embedder     string `json:"embedder,omitempty"`
+	EmbedderWhy  string `json:"embedder_why,omitempty"`
+	// Language names the notes' main languages ("English", "Chinese and
+	// English"), as the server tells its clients.
+	Language    string           `json:"language,omitempty"`
+	Script      string           `json:"script,omitempty"`
+	ScriptShare float64          `json:"script_share,omitempty"`
+	Vectors     *index.Coverage  `json:"vectors,omitempty"`
+	BuiltAt     *time.Time       `json:"built_at,omitempty"` // the last full build
+	LastBuild   *index.LastBuild `json:"last_build,omitempty"`
+	Warnings    []string         `json:"warnings"`
+	Server      serverStatus     `json:"server"`
 }
 
 // serverStatus is what the server at the configured address says, if one runs.
@@ -129,6 +132,7 @@ func readStatus(ctx context.Context, vault, db string) statusReport {
 	}
 	st.Embedder, st.EmbedderWhy = d.Embedder(), d.Meta("embedder_why")
 	st.Script, st.ScriptShare = d.Script()
+	st.Language = d.Languages().Describe()
 	if cov, err := d.Coverage(ctx); err == nil {
 		st.Vectors = &cov
 		if !cov.Complete() {
@@ -203,8 +207,11 @@ func printStatus(w io.Writer, st statusReport) {
 		}
 		row("embedder", "%s (%s)", st.Embedder, why)
 	}
-	if st.Script != "" {
-		row("language", "%s, %.0f%% of the letters", st.Script, 100*st.ScriptShare)
+	switch {
+	case st.Language != "" && st.Script != "":
+		row("language", "%s (%s script, %.0f%% of the letters)", st.Language, st.Script, 100*st.ScriptShare)
+	case st.Script != "":
+		row("language", "%s script, %.0f%% of the letters", st.Script, 100*st.ScriptShare)
 	}
 	if v := st.Vectors; v != nil {
 		pct := 100

@@ -63,7 +63,7 @@ func TestIndexPerVault(t *testing.T) {
 		t.Fatalf("status --json: %v\n%s", err, r)
 	}
 	if st.Index != ownB || st.Notes != 1 || st.Chunks == 0 || st.Vectors == nil || !st.Vectors.Complete() || st.IndexProblem != "" ||
-		st.Embedder == "" || !strings.Contains(st.EmbedderWhy, "Latin") || st.LastBuild == nil || st.LastBuild.Mode != "full" || st.Server.Running {
+		st.Embedder == "" || !strings.Contains(st.EmbedderWhy, "Latin") || !strings.Contains(st.Language, "Latin script") || st.LastBuild == nil || st.LastBuild.Mode != "full" || st.Server.Running {
 		t.Errorf("status --json of the second vault: %+v", st)
 	}
 	if r := mustRun(t, dir, b, "", "status", "--addr", "127.0.0.1:1"); !strings.Contains(r.stdout, ownB) || !strings.Contains(r.stdout, "1 notes") || !strings.Contains(r.stdout, "none at 127.0.0.1:1") {
