@@ -143,7 +143,7 @@ type Report struct {
 func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error) {
 	start := time.Now()
 	if !opts.Force {
-		if err := checkVault(opts.DBPath, builtFrom(ctx, opts.DBPath), opts.VaultPath); err != nil {
+		if err := checkVault(opts.DBPath, BuiltFrom(ctx, opts.DBPath), opts.VaultPath); err != nil {
 			return Report{}, err
 		}
 	}

@@ -57,7 +57,7 @@ type serverStatus struct {
 func cmdStatus(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the status as JSON")
-	vault := fs.String("vault", vaultPath(), "the vault folder [VAULT_PATH]")
+	vault := fs.String("vault", vaultPath(), "the vault folder (default: with only --db or DB_PATH named, the vault that index was built from, else ./vault) [VAULT_PATH]")
 	db := fs.String("db", "", dbFlagUsage)
 	addr := fs.String("addr", envOr("VAULT_RAG_ADDR", server.DefaultAddr), "where a running server's /health is asked [VAULT_RAG_ADDR]")
 	fs.Usage = func() {
@@ -67,6 +67,7 @@ func cmdStatus(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
+	*vault, _ = indexVault(ctx, fs, *vault, *db)
 	var err error
 	if *db, err = indexPath(*db, *vault); err != nil {
 		return err
