@@ -39,6 +39,9 @@ const (
 	DefaultPollInterval   = 2 * time.Second
 	DefaultDebounce       = time.Second
 	DefaultRequestTimeout = 60 * time.Second
+	// DefaultFirstIndexWait bounds how long a call waits for a first build's
+	// keyword index (Options.FirstIndexWait).
+	DefaultFirstIndexWait = 30 * time.Second
 	DefaultReindexTimeout = 10 * time.Minute
 	DefaultMaxBodyBytes   = 1 << 20
 )
@@ -73,7 +76,12 @@ type Options struct {
 	Debounce       time.Duration // how long the vault must be quiet before a reindex (default 1s)
 	RequestTimeout time.Duration // per tool call but vault_reindex (default 60s)
 	ReindexTimeout time.Duration // how long vault_reindex waits for its build (default 10m)
-	MaxBodyBytes   int64         // largest HTTP request body (default 1 MiB)
+	// FirstIndexWait is how long vault_search, vault_list, vault_overview
+	// and vault_delta wait, on a vault with no index yet, for the first
+	// build to put its keyword index in place (default 30s; negative: no
+	// wait). Past it they answer that the index is still being built.
+	FirstIndexWait time.Duration
+	MaxBodyBytes   int64 // largest HTTP request body (default 1 MiB)
 
 	// Clock is read for `now` when a search gives none, and for the index
 	// age: the wall clock is read here, at the edge, never in the pipeline.
@@ -162,6 +170,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.ReindexTimeout <= 0 {
 		opts.ReindexTimeout = DefaultReindexTimeout
+	}
+	if opts.FirstIndexWait == 0 {
+		opts.FirstIndexWait = DefaultFirstIndexWait
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
@@ -385,6 +396,40 @@ func (s *Server) acquire(ctx context.Context) (h *handle, release func(), err er
 	}
 }
 
+// firstIndexPoll is how often a call waiting for a first build looks for
+// its index: the open it retries is a stat while there is no file.
+const firstIndexPoll = 100 * time.Millisecond
+
+// acquireFirst is acquire for the calls that read the index, which on a
+// vault with no index yet wait up to FirstIndexWait for a running first
+// build to put its keyword index in place (index.Build writes it before it
+// embeds) instead of failing at once. waited is how long it waited, 0 when
+// the index was there.
+func (s *Server) acquireFirst(ctx context.Context) (h *handle, release func(), waited time.Duration, err error) {
+	start, polled := time.Now(), false
+	for {
+		h, release, err = s.acquire(ctx)
+		if err == nil || !errors.Is(err, index.ErrNoIndex) || s.opts.FirstIndexWait < 0 {
+			break
+		}
+		if st := s.reindex.status(); !st.Running && !st.Queued || time.Since(start) >= s.opts.FirstIndexWait {
+			break
+		}
+		polled = true
+		select {
+		case <-ctx.Done():
+			return nil, nil, time.Since(start), err
+		case <-s.ctx.Done():
+			return nil, nil, time.Since(start), errShuttingDown
+		case <-time.After(firstIndexPoll):
+		}
+	}
+	if err == nil && polled {
+		waited = time.Since(start)
+	}
+	return h, release, waited, err
+}
+
 // openIndex opens the index file (tests may hook it, to hold an open).
 func (s *Server) openIndex(ctx context.Context) (*index.DB, error) {
 	if s.opts.openIndex != nil {
@@ -398,11 +443,11 @@ func (s *Server) noIndex(err error) error {
 	st := s.reindex.status()
 	switch {
 	case st.Running:
-		return fmt.Errorf("no index yet: it is being built in the background (run %d, %s so far); call vault_reindex to wait for it, or retry shortly (%v)", st.RunningSeq, st.RunningFor, err)
+		return fmt.Errorf("no index yet: it is being built in the background (run %d, %s so far); call vault_reindex to wait for it, or retry shortly (%w)", st.RunningSeq, st.RunningFor, err)
 	case st.LastError != "":
-		return fmt.Errorf("no index: the last build failed (%s); fix that and call vault_reindex (%v)", st.LastError, err)
+		return fmt.Errorf("no index: the last build failed (%s); fix that and call vault_reindex (%w)", st.LastError, err)
 	}
-	return fmt.Errorf("no index yet (%v); call vault_reindex to build it", err)
+	return fmt.Errorf("no index yet (%w); call vault_reindex to build it", err)
 }
 
 // callLimit is the longest a tool call may take.

@@ -185,7 +185,10 @@ func TestNoIndexYet(t *testing.T) {
 	vault := tinyVault(t)
 	db := filepath.Join(t.TempDir(), "sub", "vault.db")
 	g := newGate()
-	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.wrapBuild = vault, db, g.wrap })
+	// A short wait for the first index: past it, the calls say why.
+	s := newServer(t, func(o *Options) {
+		o.VaultPath, o.DBPath, o.wrapBuild, o.FirstIndexWait = vault, db, g.wrap, 300*time.Millisecond
+	})
 	c := connectStdio(t, s)
 	<-g.started // New started a build at once
 	if msg := callErr(t, c, ToolList, nil); !strings.Contains(msg, "no index yet") {
@@ -226,6 +229,80 @@ func TestNoIndexYet(t *testing.T) {
 	if len(res.Notes) == 0 {
 		t.Error("search after the build found nothing")
 	}
+}
+
+// TestFirstSearchWaits: a call sent while the first build has no index in
+// place yet waits for it and answers, saying it waited; one whose wait is
+// disabled answers at once with the reason.
+func TestFirstSearchWaits(t *testing.T) {
+	vault := tinyVault(t)
+	db := filepath.Join(t.TempDir(), "vault.db")
+	g := newGate()
+	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.wrapBuild = vault, db, g.wrap })
+	c := connectStdio(t, s)
+	<-g.started
+	type answer struct {
+		text  string
+		isErr bool
+		err   error
+	}
+	calls := map[string]map[string]any{ToolSearch: {"query": "idempotency"}, ToolList: nil, ToolOverview: nil}
+	done := map[string]chan answer{}
+	for tool, args := range calls {
+		done[tool] = make(chan answer, 1)
+		go func() {
+			text, isErr, err := callRaw(c, tool, args)
+			done[tool] <- answer{text, isErr, err}
+		}()
+	}
+	// The calls are waiting (none can answer: the build has not begun).
+	time.Sleep(3 * firstIndexPoll)
+	for tool, ch := range done {
+		select {
+		case a := <-ch:
+			t.Fatalf("%s answered before the first index existed: %+v", tool, a)
+		default:
+		}
+	}
+	close(g.open)
+	for tool, ch := range done {
+		a := <-ch
+		if a.err != nil || a.isErr {
+			t.Fatalf("%s during the first build: %v %s", tool, a.err, a.text)
+		}
+		var out struct {
+			WaitedMS int64           `json:"waited_for_first_index_ms"`
+			Notes    json.RawMessage `json:"notes"` // a list, or overview's count
+		}
+		if err := json.Unmarshal([]byte(a.text), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.WaitedMS <= 0 {
+			t.Errorf("%s waited for the first index but does not say so: %s", tool, a.text)
+		}
+		if n := string(out.Notes); n == "[]" || n == "0" || n == "" {
+			t.Errorf("%s after the wait found nothing: %s", tool, a.text)
+		}
+	}
+	// The index is there now: no wait, nothing said.
+	text, _ := call(t, c, ToolSearch, map[string]any{"query": "idempotency"})
+	if strings.Contains(text, "waited_for_first_index_ms") {
+		t.Errorf("a search of a built index says it waited: %s", text)
+	}
+
+	// With the wait disabled, a call answers at once that the index is
+	// being built.
+	vault2 := tinyVault(t)
+	g2 := newGate()
+	s2 := newServer(t, func(o *Options) {
+		o.VaultPath, o.DBPath, o.wrapBuild, o.FirstIndexWait = vault2, filepath.Join(t.TempDir(), "vault.db"), g2.wrap, -1
+	})
+	c2 := connectStdio(t, s2)
+	<-g2.started
+	if msg := callErr(t, c2, ToolSearch, map[string]any{"query": "idempotency"}); !strings.Contains(msg, "being built") {
+		t.Errorf("search with no wait: %q", msg)
+	}
+	close(g2.open)
 }
 
 func TestFullRebuildIsSwappedIn(t *testing.T) {

@@ -106,7 +106,8 @@ func Tools(ls vault.Languages) []mcp.Tool {
 			LanguageRule(ls) + " " +
 			"The filters take the vault's own values: vault_overview lists them. " +
 			"Returns ranked notes with path, title, heading, snippet and score; what each stage did (the vector stage says how a filtered search ended: " +
-			`"filled", "drained" (no more in scope) or "ladder-end" (stopped looking)); the notes linked to and from the top hit; and any degraded capability.`),
+			`"filled", "drained" (no more in scope) or "ladder-end" (stopped looking)); the notes linked to and from the top hit; and any degraded capability. ` +
+			fmt.Sprintf("On a vault whose first index is still being built, it waits up to %g s for the keyword index, and says how far the vectors are.", DefaultFirstIndexWait.Seconds())),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("What to look for, in plain words or exact tokens (error codes, config keys).")),
 		mcp.WithString("keywords", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(KeywordsDescription(ls))),
 		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription(ls))),
@@ -242,6 +243,9 @@ type SearchResult struct {
 	// Vectors says how far the index's vectors are: while a first build
 	// embeds, the vector branch ranks only the chunks embedded so far.
 	Vectors index.Coverage `json:"vectors"`
+	// WaitedMS is how long the call waited for the vault's first index to
+	// be built (Options.FirstIndexWait); absent when the index was there.
+	WaitedMS int64 `json:"waited_for_first_index_ms,omitempty"`
 }
 
 // ScopeInfo says how a filtered search ended.
@@ -302,7 +306,7 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 	if err := s.checkModels(cfg); err != nil {
 		return nil, err
 	}
-	h, release, err := s.acquire(ctx)
+	h, release, waited, err := s.acquireFirst(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +322,7 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := SearchResult{Result: res, Now: now.Format(time.RFC3339), Degraded: s.degradedStages(), Vectors: cov}
+	out := SearchResult{Result: res, Now: now.Format(time.RFC3339), Degraded: s.degradedStages(), Vectors: cov, WaitedMS: waited.Milliseconds()}
 	if !f.Empty() {
 		out.Scope = &ScopeInfo{Filter: f}
 		var outcomes []string
@@ -413,6 +417,9 @@ type ListResult struct {
 	Limit      int        `json:"limit"`
 	NextOffset *int       `json:"next_offset,omitempty"`
 	Notes      []ListNote `json:"notes"`
+	// WaitedMS is how long the call waited for the vault's first index to
+	// be built (Options.FirstIndexWait); absent when the index was there.
+	WaitedMS int64 `json:"waited_for_first_index_ms,omitempty"`
 }
 
 // ListNote is one note of a listing.
@@ -443,7 +450,7 @@ func (s *Server) list(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, release, err := s.acquire(ctx)
+	h, release, waited, err := s.acquireFirst(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +459,7 @@ func (s *Server) list(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := ListResult{Total: total, Offset: offset, Limit: limit, Notes: []ListNote{}}
+	out := ListResult{Total: total, Offset: offset, Limit: limit, Notes: []ListNote{}, WaitedMS: waited.Milliseconds()}
 	for _, r := range rows {
 		out.Notes = append(out.Notes, listNote(r))
 	}
