@@ -216,11 +216,11 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 // bm25Top returns the best cut chunks that hold a term of the plan, in the
 // total order (cut < 0: all), and whether more match.
 func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]scored[float64], bool, error) {
-	tx, err := d.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, done, err := d.readTx(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword search: %w", err)
 	}
-	defer tx.Rollback() // read only: one snapshot for the totals and the lists
+	defer done() // read only: one snapshot for the totals and the lists
 	nRow, nTok, err := ftsTotals(ctx, tx)
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword search: %w", err)
@@ -281,11 +281,11 @@ func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held,
 	if err != nil || !ok || len(p.phrases) == 0 {
 		return 0, 0, err
 	}
-	tx, err := d.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, done, err := d.readTx(ctx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("keyword evidence: %w", err)
 	}
-	defer tx.Rollback()
+	defer done()
 	nRow, _, err := ftsTotals(ctx, tx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("keyword evidence: %w", err)

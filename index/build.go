@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,6 +76,10 @@ type BuildOptions struct {
 	// index is refused with a *VaultMismatchError, so a second vault never
 	// silently takes over the first one's index.
 	Force bool
+	// WaitForBuild waits for another build of the same index (in this
+	// process or another) to end, until ctx is done; without it, Build
+	// returns a *BuildRunningError (errors.Is ErrBuildRunning) at once.
+	WaitForBuild bool
 
 	// script and scriptShare are the vault's dominant script and its share
 	// of the letters, counted by Build and recorded by finish.
@@ -132,9 +137,11 @@ type Report struct {
 }
 
 // Build indexes the vault into opts.DBPath. A full build writes a new file
-// beside the old one and renames it into place, so a reader never sees a
-// half-built index and a crash leaves the old one; an incremental build changes
-// the existing file in one transaction. Where there is no complete index yet
+// beside the old one and then copies it into the live file in one
+// transaction (or renames it into place when there is none, swap.go), so a
+// reader never sees a half-built index and a crash leaves the old one; an
+// incremental build changes the existing file in one transaction. One build
+// of an index runs at a time, across processes (lock.go). Where there is no complete index yet
 // (a vault's first build, or one whose embedding was interrupted), the full
 // build puts the keyword index of every note in place before it embeds
 // anything, and then adds the vectors to the live file in committed batches
@@ -142,6 +149,21 @@ type Report struct {
 // searches over what is embedded so far. The vault is only read.
 func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error) {
 	start := time.Now()
+	if err := os.MkdirAll(filepath.Dir(opts.DBPath), 0o755); err != nil {
+		return Report{}, fmt.Errorf("create index folder: %w", err)
+	}
+	mode := "full"
+	if opts.Incremental {
+		mode = "incremental"
+	}
+	lock, err := lockBuild(ctx, opts.DBPath, mode, opts.WaitForBuild)
+	if err != nil {
+		return Report{}, err
+	}
+	defer lock.release()
+	// A build killed while committing left a hot journal: roll it back now,
+	// before anything reads the index read-only (which cannot).
+	recoverHotJournal(ctx, opts.DBPath)
 	if !opts.Force {
 		if err := checkVault(opts.DBPath, BuiltFrom(ctx, opts.DBPath), opts.VaultPath); err != nil {
 			return Report{}, err

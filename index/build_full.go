@@ -86,6 +86,9 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 	if err := finish(ctx, tx, emb, opts, staged); err != nil {
 		return rep, err
 	}
+	if err := setGeneration(ctx, tx); err != nil {
+		return rep, err
+	}
 	if err := tx.Commit(); err != nil {
 		return rep, fmt.Errorf("commit index: %w", err)
 	}
@@ -208,21 +211,12 @@ func queueMissing(ctx context.Context, cache *embedCache, add *sql.Stmt, p *pars
 	return n, nil
 }
 
-// swapIn renames the finished file at tmp over the index at dbPath, durably.
+// swapIn puts the finished file at tmp in place of the index at dbPath,
+// durably, without renaming over a file a reader may hold open (swap.go).
 func swapIn(ctx context.Context, tmp, dbPath string) error {
-	if err := syncFile(tmp); err != nil {
-		return err
-	}
-	// A hot journal beside the old file (an incremental build killed while
-	// committing) must be rolled back into the old file, not replayed onto
-	// the new one after the rename.
-	recoverHotJournal(ctx, dbPath)
-	if err := os.Rename(tmp, dbPath); err != nil {
+	if err := replaceIndex(ctx, tmp, dbPath); err != nil {
 		return fmt.Errorf("swap index into place: %w", err)
 	}
-	_ = os.Remove(dbPath + "-journal") // a hot journal belongs to the file just replaced
-	_ = os.Remove(dirtyMarker(dbPath)) // the file it marked is gone
-	syncDir(filepath.Dir(dbPath))
 	return nil
 }
 

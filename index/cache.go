@@ -16,8 +16,8 @@ import (
 // returns it, so a build killed at any moment loses at most the batch in
 // flight, and the next build (full or incremental) embeds only what no earlier
 // one did. It lives outside the index file because a full build writes a new
-// index and renames it over the old one: the cache survives that swap, and a
-// killed build, whose half-written index is thrown away.
+// index and then replaces the old one's content: the cache survives that, and
+// a killed build, whose half-written index is thrown away.
 //
 // The file is disposable: deleting it costs only re-embedding. A cache that
 // cannot be read is replaced by an empty one.

@@ -3,12 +3,16 @@
 // searches it.
 //
 // The writer is Build: a full build (build_full.go) streams the vault into a
-// new file and renames it over the old one; an incremental build
-// (build_incremental.go) changes the existing file in one transaction,
-// re-embedding only chunks whose text changed. Both parse and chunk notes the
-// same way (prepare.go), embed in length-sorted batches (embed.go) kept in an
-// embedding cache beside the index (cache.go), and write through the same
-// statements (writer.go).
+// new file and copies it into the live one in one transaction with SQLite's
+// backup (swap.go: no file a reader holds open is renamed over, which Windows
+// forbids); an incremental build (build_incremental.go) changes the existing
+// file in one transaction, re-embedding only chunks whose text changed. Both
+// parse and chunk notes the same way (prepare.go), embed in length-sorted
+// batches (embed.go) kept in an embedding cache beside the index (cache.go),
+// and write through the same statements (writer.go). One build of an index
+// runs at a time, across processes: each holds an OS file lock beside the
+// index for its whole run (lock.go), and RunningBuild tells a reader who
+// builds.
 //
 // The read side is DB (store.go): notes, chunks, links and filters; the
 // keyword search (keyword.go), run on the index's own postings (postings.go,

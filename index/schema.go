@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver; build with -tags sqlite_fts5
@@ -66,6 +70,12 @@ func schema(dim int) []string {
 // openSQLite opens a SQLite file with sqlite-vec loaded. readOnly opens it with
 // mode=ro, which is how searches see the index.
 func openSQLite(path string, readOnly bool) (*sql.DB, error) {
+	return openSQLiteBusy(path, readOnly, 10*time.Second)
+}
+
+// openSQLiteBusy is openSQLite with how long a statement waits for another
+// connection's lock before it fails as busy.
+func openSQLiteBusy(path string, readOnly bool, busy time.Duration) (*sql.DB, error) {
 	// sqlite-vec is registered as an automatic extension of every connection
 	// SQLite opens after this: a list in the SQLite library, process-wide,
 	// not state of this package. Registering an entry point already on it
@@ -77,12 +87,11 @@ func openSQLite(path string, readOnly bool) (*sql.DB, error) {
 		return nil, err
 	}
 	q := url.Values{}
-	q.Set("_busy_timeout", "10000")
+	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
 	if readOnly {
 		q.Set("mode", "ro")
 	}
-	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open("sqlite3", sqliteURI(abs, runtime.GOOS == "windows")+"?"+q.Encode())
 	if err != nil {
 		return nil, err
 	}
@@ -90,4 +99,21 @@ func openSQLite(path string, readOnly bool) (*sql.DB, error) {
 		db.SetMaxOpenConns(1) // one writer; its transaction is the unit of change
 	}
 	return db, nil
+}
+
+// sqliteURI is the file: URI SQLite opens for an absolute path, without a
+// query. Every character a URI reserves is escaped ("?" and "#" would end
+// the path, "%" start an escape). On Windows the path's backslashes become
+// slashes and a drive path is written file:///C:/..., as SQLite's URI
+// rules ask; a UNC path (\\server\share\...) keeps its two leading
+// slashes after an empty authority: file:////server/share/....
+func sqliteURI(abs string, windows bool) string {
+	if windows {
+		abs = strings.ReplaceAll(abs, `\`, "/")
+		if !strings.HasPrefix(abs, "/") {
+			abs = "/" + abs // C:/x → /C:/x
+		}
+		return "file://" + (&url.URL{Path: abs}).EscapedPath()
+	}
+	return "file:" + (&url.URL{Path: abs}).EscapedPath()
 }

@@ -25,17 +25,71 @@ var ErrCorrupt = errors.New("index unusable")
 
 // DB is a read-only view of an index file. It is safe for concurrent use.
 type DB struct {
-	sql  *sql.DB
+	db *sql.DB // the open file, closed by Close
+	// sql is what queries read: db, or a snapshot's transaction (Snapshot).
+	sql  dbReader
+	snap *sql.Tx
 	path string
 	meta map[string]string
-	dev  uint64 // identity of the file opened, to notice a swapped-in rebuild
-	ino  uint64
+	// gen reads the file's build generation, which Stale compares with
+	// meta's (the one opened).
+	gen *sql.Stmt
 	// checked is why Open ran the page check, "" when it did not.
 	checked string
-	cc      codeCache // binary codes for the binary vector search, loaded on first use
+	cc      *codeCache // binary codes for the binary vector search, loaded on first use
 	// tok is FTS5's tokenizer for the keyword search's query terms
 	// (postings.go), opened on first use and closed by Close.
-	tok ftsTokenizer
+	tok *ftsTokenizer
+}
+
+const generationQuery = `SELECT coalesce((SELECT value FROM meta WHERE key = ?), '')`
+
+// dbReader is what the read side queries: the open file, or a snapshot of it.
+type dbReader interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// readTx is a read transaction for statements that must see one state of
+// the file: the snapshot's own, or a new one that done ends.
+func (d *DB) readTx(ctx context.Context) (tx *sql.Tx, done func(), err error) {
+	if d.snap != nil {
+		return d.snap, func() {}, nil
+	}
+	tx, err = d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	return tx, func() { tx.Rollback() }, nil
+}
+
+// Snapshot returns a view of the index that reads one state of the file for
+// as long as it is held: a request whose several statements must agree
+// (hits, then their notes and chunks) reads them through it, and a full
+// rebuild copied into the file meanwhile cannot change its answers half-way.
+// A view whose Stale is true read another build than the handle's metadata
+// describes: reopen. The view is safe for concurrent use; release ends it and
+// must be called. While it is held, writers of the file wait for it (a full
+// rebuild's copy, an incremental build's commit): hold it for one request,
+// never across a wait for a build.
+func (d *DB) Snapshot(ctx context.Context) (view *DB, release func(), err error) {
+	if d.snap != nil {
+		return d, func() {}, nil
+	}
+	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("snapshot the index: %w", err)
+	}
+	// SQLite starts a read transaction at its first read: read now, so
+	// the snapshot is of this moment.
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM meta`).Scan(&n); err != nil {
+		tx.Rollback()
+		return nil, nil, fmt.Errorf("snapshot the index: %w", err)
+	}
+	v := *d
+	v.sql, v.snap = tx, tx
+	return &v, func() { tx.Rollback() }, nil
 }
 
 // Open opens an index read-only and checks that it is one: a missing file is
@@ -91,15 +145,18 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("%w: %s has schema %q, this build reads %q; run `vault-rag reindex`", ErrCorrupt, path, meta["schema_version"], SchemaVersion)
 	}
-	d := &DB{sql: db, path: path, meta: meta, checked: reason}
-	d.dev, d.ino = fileID(fi)
-	return d, nil
+	gen, err := db.PrepareContext(ctx, generationQuery)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	return &DB{db: db, sql: db, path: path, meta: meta, checked: reason, gen: gen, cc: &codeCache{}, tok: &ftsTokenizer{}}, nil
 }
 
 // Check runs SQLite's page check (PRAGMA quick_check) on the open file:
 // ErrCorrupt, in one line, if it finds damage.
 func (d *DB) Check(ctx context.Context) error {
-	if err := quickCheck(ctx, d.sql); err != nil {
+	if err := quickCheck(ctx, d.db); err != nil {
 		return fmt.Errorf("%w: %s fails SQLite's check (%v); run `vault-rag reindex` to rebuild it", ErrCorrupt, d.path, err)
 	}
 	return nil
@@ -219,10 +276,15 @@ func recoverHotJournal(ctx context.Context, path string) bool {
 	return true
 }
 
-// Close closes the index and its tokenizer.
+// Close closes the index and its tokenizer. A snapshot's view is not
+// closed: release it, and close the DB it came from.
 func (d *DB) Close() error {
+	if d.snap != nil {
+		return errors.New("close a snapshot of the index: release it instead")
+	}
 	d.tok.close()
-	return d.sql.Close()
+	d.gen.Close()
+	return d.db.Close()
 }
 
 // Path is the file the index was opened from.
@@ -244,16 +306,26 @@ func (d *DB) Script() (string, float64) {
 	return d.meta["script"], share
 }
 
-// Stale reports whether the file at Path is no longer the one opened: a full
-// rebuild renamed a new file into place. (An incremental build changes the open
-// file in place, and open connections see it without reopening.)
+// Stale reports whether the file at Path now holds another build than the one
+// opened: a full rebuild copied a new index into it (swap.go). The open DB
+// then answers from the new file with the metadata of the old one, so the
+// caller should reopen. An incremental build, or a staged build adding
+// vectors, changes the open file in place, and open connections see it
+// without reopening: those leave it fresh. It is one indexed read of the meta
+// table (see BenchmarkStale); an error reads as fresh, so a reader keeps
+// serving what it has.
 func (d *DB) Stale() bool {
-	fi, err := os.Stat(d.path)
-	if err != nil {
-		return false // gone: keep serving what is open
+	var g string
+	var row *sql.Row
+	if d.snap != nil {
+		row = d.snap.QueryRowContext(context.Background(), generationQuery, metaGeneration)
+	} else {
+		row = d.gen.QueryRowContext(context.Background(), metaGeneration)
 	}
-	dev, ino := fileID(fi)
-	return dev != d.dev || ino != d.ino
+	if err := row.Scan(&g); err != nil {
+		return false
+	}
+	return g != d.meta[metaGeneration]
 }
 
 // Stats summarises an index.
