@@ -120,6 +120,14 @@ type ReindexStatus struct {
 	LastAt     string       `json:"last_finished_at,omitempty"`
 	LastReport *ReportBrief `json:"last_report,omitempty"`
 	LastError  string       `json:"last_error,omitempty"`
+	// OtherProcess is the build of this index another process is running
+	// (a second server, a CLI reindex): this server serves what exists,
+	// waits for it, and picks up its result.
+	OtherProcess *index.BuildHolder `json:"other_process_building,omitempty"`
+	// Problem says why the index is not whole with no build running: the
+	// last build failed, or one stopped (killed, crashed) before embedding
+	// every chunk. The server retries it.
+	Problem string `json:"problem,omitempty"`
 }
 
 // ReportBrief is an index.Report without the file lists.

@@ -293,22 +293,68 @@ func (s *Server) build(ctx context.Context) (index.Report, error) {
 	if s.opts.wrapEmbedder != nil {
 		emb = s.opts.wrapEmbedder(emb)
 	}
-	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: s.realVault, DBPath: s.opts.DBPath, Incremental: true, Scan: s.opts.Scan, EmbedderWhy: s.opts.EmbedderWhy})
+	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: s.realVault, DBPath: s.opts.DBPath, Incremental: true, Scan: s.opts.Scan, EmbedderWhy: s.opts.EmbedderWhy,
+		// Another process building this index (a second server, a CLI
+		// reindex): wait for it, serving what exists meanwhile, then
+		// catch up on what it did not see.
+		WaitForBuild: true})
 	if err != nil {
 		return rep, fmt.Errorf("reindex: %w", err)
 	}
 	return rep, nil
 }
 
-// acquire returns the current index handle, first swapping in a rebuilt file
-// if a full build renamed one into place. The caller must call release. The
-// old handle's file is closed once its last request releases it.
+// acquire returns a view of the current index for one request: a handle on
+// a snapshot of the file (index.DB.Snapshot), reopened first if a full
+// build was copied in. The caller must call release, which ends the
+// snapshot: writers of the file wait for it. The old handle's connection is
+// closed once its last request releases it.
 //
 // Nothing slow happens under s.mu: the request that notices a swapped-in
 // file opens and checks it with the lock released, while every other request
 // goes on with the handle it has (or, with no index at all, waits for that one
 // open), and then the new handle is swapped in under the lock.
 func (s *Server) acquire(ctx context.Context) (h *handle, release func(), err error) {
+	for {
+		cur, done, err := s.acquireHandle(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		// A full rebuild is copied into the open file (index.Build): a
+		// request's statements read one snapshot of it, so they agree.
+		view, end, err := cur.db.Snapshot(ctx)
+		if err != nil {
+			done()
+			return nil, nil, fmt.Errorf("read the index: %w", err)
+		}
+		if view.Stale() {
+			// A rebuild was copied in since the handle was checked: its
+			// metadata and caches describe the old build. Reopen (or wait
+			// for the request reopening it).
+			end()
+			done()
+			s.mu.Lock()
+			wait := s.opening
+			s.mu.Unlock()
+			if wait != nil {
+				select {
+				case <-wait:
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				}
+			}
+			continue
+		}
+		env := *cur.env
+		env.DB = view
+		return &handle{db: view, env: &env}, func() { end(); done() }, nil
+	}
+}
+
+// acquireHandle returns the current index handle, first opening a rebuilt
+// one if the file now holds another build; the caller must call release.
+// acquire is what requests use.
+func (s *Server) acquireHandle(ctx context.Context) (h *handle, release func(), err error) {
 	for {
 		s.mu.Lock()
 		if s.ctx.Err() != nil {

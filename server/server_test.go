@@ -305,6 +305,10 @@ func TestFirstSearchWaits(t *testing.T) {
 	close(g2.open)
 }
 
+// TestFullRebuildIsSwappedIn: a full rebuild by another builder is copied
+// into the served file; a request in flight keeps reading the build it
+// started on (its snapshot) and the copy waits for it; then the server
+// serves the rebuild and closes the old handle once nothing uses it.
 func TestFullRebuildIsSwappedIn(t *testing.T) {
 	vault := tinyVault(t)
 	db := filepath.Join(t.TempDir(), "vault.db")
@@ -317,34 +321,48 @@ func TestFullRebuildIsSwappedIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
-	old, release, err := s.acquire(ctx) // a request in flight on the old file
+	old, release, err := s.acquire(ctx) // a request in flight on the old build
 	if err != nil {
 		t.Fatal(err)
 	}
+	oldHandle := s.cur
 	if err := writeFile(filepath.Join(vault, "knowledge", "zebra.md"), []byte("# Zebra crossings\n\nStripes.\n")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
+	built := make(chan error, 1)
+	go func() {
+		_, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db})
+		built <- err
+	}()
+	// The request goes on reading the build it started on while the
+	// rebuild waits to be copied in.
+	time.Sleep(500 * time.Millisecond)
+	select {
+	case err := <-built:
+		t.Fatalf("the rebuild was copied in under a request in flight (err %v)", err)
+	default:
+	}
+	if _, total, err := old.db.List(ctx, index.Filter{PathPrefix: "knowledge/zebra.md"}, 0, 10); err != nil || total != 0 {
+		t.Fatalf("the request in flight saw another build: %d notes, %v", total, err)
+	}
+	release()
+	if err := <-built; err != nil {
 		t.Fatal(err)
 	}
 	c := connectStdio(t, s)
 	var out listOut
 	callOK(t, c, ToolList, map[string]any{"path": "knowledge/zebra.md"}, &out)
 	if out.Total != 1 {
-		t.Fatalf("the rebuilt index was not swapped in: %+v", out)
+		t.Fatalf("the rebuilt index was not served: %+v", out)
 	}
-	if _, err := old.db.Stats(ctx); err != nil {
-		t.Fatalf("the old file was closed under a request in flight: %v", err)
-	}
-	release()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		_, err := old.db.Stats(ctx)
+		_, err := oldHandle.db.Stats(ctx)
 		if err != nil {
 			break // closed once its last request finished
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the old index file was never closed")
+			t.Fatal("the old index handle was never closed")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

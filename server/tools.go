@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -246,6 +247,11 @@ type SearchResult struct {
 	// WaitedMS is how long the call waited for the vault's first index to
 	// be built (Options.FirstIndexWait); absent when the index was there.
 	WaitedMS int64 `json:"waited_for_first_index_ms,omitempty"`
+	// Building is the build of this index another process is running
+	// (a second server, a CLI reindex), said while the vectors are
+	// incomplete: this answer is from what exists, and the finished index is
+	// picked up by itself.
+	Building *index.BuildHolder `json:"other_process_building,omitempty"`
 }
 
 // ScopeInfo says how a filtered search ended.
@@ -323,6 +329,11 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 		return nil, err
 	}
 	out := SearchResult{Result: res, Now: now.Format(time.RFC3339), Degraded: s.degradedStages(), Vectors: cov, WaitedMS: waited.Milliseconds()}
+	if !cov.Complete() {
+		if holder, running, err := index.RunningBuild(s.opts.DBPath); err == nil && running && holder.PID != os.Getpid() {
+			out.Building = &holder
+		}
+	}
 	if !f.Empty() {
 		out.Scope = &ScopeInfo{Filter: f}
 		var outcomes []string
