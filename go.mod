@@ -4,12 +4,12 @@ go 1.26.8
 
 require (
 	github.com/asg017/sqlite-vec-go-bindings v0.1.6
-	github.com/daulet/tokenizers v1.22.1
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/yalue/onnxruntime_go v1.27.0
 	golang.org/x/sys v0.30.0
+	golang.org/x/text v0.28.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/protobuf v1.36.12
@@ -39,5 +39,4 @@ require (
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
 )

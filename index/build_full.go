@@ -154,18 +154,13 @@ func writeNotes(ctx context.Context, emb Embedder, w *writer, cache *embedCache,
 		return 0, fmt.Errorf("embedding cache: %w", err)
 	}
 	defer add.Close()
-	memo := newTokenMemo(emb)
 	var id int64
-	for i := range files {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		p, isNote := prepareNote(files[i], emb, memo, rep)
+	err = prepareEach(ctx, files, emb, rep, func(i int, p parsed, isNote bool) error {
 		files[i].Raw = nil // read once; let it go
 		if isNote {
 			id++
 			if err := w.insertNote(ctx, id, &p, false); err != nil {
-				return 0, err
+				return err
 			}
 			rep.Notes++
 			rep.Added++
@@ -173,15 +168,16 @@ func writeNotes(ctx context.Context, emb Embedder, w *writer, cache *embedCache,
 			rep.Truncated += countTruncated(p.note.Chunks)
 			n, err := queueMissing(ctx, cache, add, &p)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			pending += n
 		}
 		if progress != nil {
 			progress(Progress{Phase: "reading", Done: i + 1, Total: len(files)})
 		}
-	}
-	return pending, nil
+		return nil
+	})
+	return pending, err
 }
 
 // queueMissing adds to the pending table (through add) the chunks of p whose

@@ -35,7 +35,9 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 	}
 	var changed []vault.File
 	changed, c.removed, rep.Unchanged = diffFiles(c.old, files)
-	c.notes = prepare(changed, emb, &rep)
+	if c.notes, err = prepare(ctx, changed, emb, &rep); err != nil {
+		return rep, err
+	}
 	// A file that became empty is skipped now and so leaves the index.
 	for _, s := range rep.Skipped {
 		if e, ok := c.old[s.Path]; ok {

@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/vault-rag/vault-rag/internal/vault"
 )
@@ -89,15 +91,103 @@ func prepareNote(f vault.File, emb Embedder, memo *tokenMemo, rep *Report) (p pa
 
 // prepare runs prepareNote over files, keeping the notes in memory: what an
 // incremental build needs of the few files that changed.
-func prepare(files []vault.File, emb Embedder, rep *Report) []parsed {
+func prepare(ctx context.Context, files []vault.File, emb Embedder, rep *Report) ([]parsed, error) {
 	var out []parsed
-	memo := newTokenMemo(emb)
-	for _, f := range files {
-		if p, ok := prepareNote(f, emb, memo, rep); ok {
+	err := prepareEach(ctx, files, emb, rep, func(_ int, p parsed, ok bool) error {
+		if ok {
 			out = append(out, p)
 		}
+		return nil
+	})
+	return out, err
+}
+
+// prepareEach runs prepareNote over files on every core (tokenizing is most
+// of a note's cost) and hands each result to emit in file order, on the
+// caller's goroutine, with its skips and warnings added to rep in that order
+// too: the output is the same as one goroutine's. At most a few notes per
+// core wait for emit, so memory does not grow with the vault.
+func prepareEach(ctx context.Context, files []vault.File, emb Embedder, rep *Report, emit func(i int, p parsed, ok bool) error) error {
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	if workers <= 1 {
+		memo := newTokenMemo(emb)
+		for i := range files {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			p, ok := prepareNote(files[i], emb, memo, rep)
+			if err := emit(i, p, ok); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return out
+	type result struct {
+		p   parsed
+		ok  bool
+		rep Report
+	}
+	// Note i goes to slot i%window, handed out only once note i-window has
+	// been taken from it, so a worker never waits to deliver.
+	window := 4 * workers
+	slots := make([]chan result, window)
+	free := make(chan struct{}, window)
+	for k := range slots {
+		slots[k] = make(chan result, 1)
+		free <- struct{}{}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	go func() {
+		defer close(next)
+		for i := range files {
+			select {
+			case <-free:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			memo := newTokenMemo(emb) // a memo per worker: it is not shared
+			for i := range next {
+				var r result
+				r.p, r.ok = prepareNote(files[i], emb, memo, &r.rep)
+				slots[i%window] <- r
+			}
+		}()
+	}
+	for i := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var r result
+		select {
+		case r = <-slots[i%window]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		free <- struct{}{}
+		rep.Skipped = append(rep.Skipped, r.rep.Skipped...)
+		rep.Warnings = append(rep.Warnings, r.rep.Warnings...)
+		if err := emit(i, r.p, r.ok); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ChunkTexts returns the texts a full build of the vault would embed, in
@@ -108,7 +198,10 @@ func ChunkTexts(ctx context.Context, vaultPath string, emb Embedder) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	ps := prepare(files, emb, &Report{})
+	ps, err := prepare(ctx, files, emb, &Report{})
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.texts...)

@@ -2,12 +2,11 @@ package models
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
 
-	"github.com/daulet/tokenizers"
+	"github.com/vault-rag/vault-rag/models/wordpiece"
 	ort "github.com/yalue/onnxruntime_go"
 )
 
@@ -16,7 +15,7 @@ import (
 type bert struct {
 	name     string
 	sess     *ort.DynamicAdvancedSession
-	tok      *tokenizers.Tokenizer
+	tok      *wordpiece.Tokenizer
 	cls, sep int64
 	maxLen   int // the model's window, special tokens included
 	rows     int // at most this many sequences per run
@@ -36,82 +35,46 @@ func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, rt Runti
 	if err := initRuntime(rt.Lib); err != nil {
 		return nil, err
 	}
-	tok, err := loadTokenizer(tokenizerPath)
+	// The file's own truncation and padding are ignored: vault-rag cuts and
+	// pads by its own rules (a pair's passage, never its query; each batch to
+	// its longest row), and some exports ship a tokenizer that cuts every text
+	// at 128 tokens and pads it to 128 (all-MiniLM-L6-v2's does).
+	tok, err := wordpiece.Load(tokenizerPath)
 	if err != nil {
-		return nil, fmt.Errorf("load tokenizer %s: %w", tokenizerPath, err)
+		return nil, fmt.Errorf("load tokenizer: %w", err)
 	}
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
-		tok.Close()
 		return nil, fmt.Errorf("session options: %w", err)
 	}
 	defer opts.Destroy()
 	// Fixed, explicit threading: a run's numbers must not depend on scheduling.
 	if err := opts.SetIntraOpNumThreads(rt.IntraOpThreads()); err != nil {
-		tok.Close()
 		return nil, err
 	}
 	if err := opts.SetInterOpNumThreads(1); err != nil {
-		tok.Close()
 		return nil, err
 	}
 	sess, err := ort.NewDynamicAdvancedSession(modelPath,
 		[]string{"input_ids", "attention_mask", "token_type_ids"}, []string{output}, opts)
 	if err != nil {
-		tok.Close()
 		return nil, fmt.Errorf("load %s from %s: %w", name, modelPath, err)
 	}
 	b := &bert{name: name, sess: sess, tok: tok, maxLen: maxLen, output: output}
-	// [CLS] and [SEP] are whatever the tokenizer's post-processor wraps text in.
-	ids, _ := tok.Encode("", true)
-	if len(ids) != 2 {
-		b.close()
-		return nil, fmt.Errorf("load %s: tokenizer does not wrap text in [CLS] ... [SEP] (got %d special tokens)", name, len(ids))
-	}
-	b.cls, b.sep = int64(ids[0]), int64(ids[1])
+	cls, sep := tok.Specials()
+	b.cls, b.sep = int64(cls), int64(sep)
 	return b, nil
-}
-
-// loadTokenizer loads a tokenizer.json without its own truncation and padding:
-// vault-rag cuts and pads by its own rules (a pair's passage, never its query;
-// each batch to its longest row), and some exports ship a tokenizer that cuts
-// every text at 128 tokens and pads it to 128 (all-MiniLM-L6-v2's does).
-func loadTokenizer(path string) (*tokenizers.Tokenizer, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, err
-	}
-	changed := false
-	for _, k := range []string{"truncation", "padding"} {
-		if v, ok := doc[k]; ok && string(v) != "null" {
-			doc[k] = json.RawMessage("null")
-			changed = true
-		}
-	}
-	if changed {
-		if raw, err = json.Marshal(doc); err != nil {
-			return nil, err
-		}
-	}
-	return tokenizers.FromBytes(raw)
 }
 
 func (b *bert) close() {
 	if b.sess != nil {
 		b.sess.Destroy()
 	}
-	if b.tok != nil {
-		b.tok.Close()
-	}
 }
 
 // ids tokenizes text without special tokens.
 func (b *bert) ids(text string) []int64 {
-	raw, _ := b.tok.Encode(text, false)
+	raw := b.tok.Encode(text)
 	out := make([]int64, len(raw))
 	for i, id := range raw {
 		out[i] = int64(id)

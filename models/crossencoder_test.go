@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/daulet/tokenizers"
 	"github.com/vault-rag/vault-rag/internal/onnxtest"
+	"github.com/vault-rag/vault-rag/models/wordpiece"
 )
 
 // These tests run the code paths of the models on the tiny deterministic ONNX
@@ -19,7 +19,7 @@ import (
 
 // tinyDir writes an onnxtest model as model.onnx beside a copy of the real
 // tokenizer.json and returns the folder and a tokenizer for the expectations.
-func tinyDir(t *testing.T, write func(path string) error) (string, *tokenizers.Tokenizer) {
+func tinyDir(t *testing.T, write func(path string) error) (string, *wordpiece.Tokenizer) {
 	t.Helper()
 	requireRuntime(t)
 	tokPath := realTokenizer(t)
@@ -28,17 +28,16 @@ func tinyDir(t *testing.T, write func(path string) error) (string, *tokenizers.T
 		t.Fatal(err)
 	}
 	copyFile(t, tokPath, filepath.Join(dir, "tokenizer.json"))
-	tok, err := tokenizers.FromFile(tokPath)
+	tok, err := wordpiece.Load(tokPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tok.Close() })
 	return dir, tok
 }
 
 // encode tokenizes without special tokens.
-func encode(tok *tokenizers.Tokenizer, s string) []int64 {
-	raw, _ := tok.Encode(s, false)
+func encode(tok *wordpiece.Tokenizer, s string) []int64 {
+	raw := tok.Encode(s)
 	out := make([]int64, len(raw))
 	for i, id := range raw {
 		out[i] = int64(id)
@@ -47,9 +46,9 @@ func encode(tok *tokenizers.Tokenizer, s string) []int64 {
 }
 
 // specials returns [CLS] and [SEP] as the tokenizer's template adds them.
-func specials(t *testing.T, tok *tokenizers.Tokenizer) (cls, sep int64) {
+func specials(t *testing.T, tok *wordpiece.Tokenizer) (cls, sep int64) {
 	t.Helper()
-	ids, _ := tok.Encode("", true)
+	ids := tok.EncodeWithSpecials("")
 	if len(ids) != 2 {
 		t.Fatalf("tokenizer wraps the empty text in %v, want [CLS] [SEP]", ids)
 	}
@@ -67,7 +66,7 @@ func ones(n int) []int64 {
 // pairInput is the expected cross-encoder input: [CLS] q [SEP] p [SEP] with
 // type ids 0 for [CLS] q [SEP] and 1 after, the query cut to 64 tokens and
 // the passage to what a window of maxLen leaves.
-func pairInput(t *testing.T, tok *tokenizers.Tokenizer, q, p string, maxLen int) (ids, types []int64) {
+func pairInput(t *testing.T, tok *wordpiece.Tokenizer, q, p string, maxLen int) (ids, types []int64) {
 	cls, sep := specials(t, tok)
 	qi, pi := encode(tok, q), encode(tok, p)
 	if len(qi) > 64 {
@@ -84,7 +83,7 @@ func pairInput(t *testing.T, tok *tokenizers.Tokenizer, q, p string, maxLen int)
 	return ids, types
 }
 
-func tinyCrossEncoder(t *testing.T) (*CrossEncoder, *tokenizers.Tokenizer) {
+func tinyCrossEncoder(t *testing.T) (*CrossEncoder, *wordpiece.Tokenizer) {
 	t.Helper()
 	dir, tok := tinyDir(t, func(p string) error { return onnxtest.WriteCrossEncoder(p, 0) })
 	ce, err := OpenCrossEncoder(Spec{Name: "tiny-cross-encoder", MaxTokens: 512, Output: "logits"}, dir, testEnv().Runtime)

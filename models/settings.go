@@ -1,10 +1,13 @@
 package models
 
 import (
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 )
 
 // Settings say where this machine keeps the models and how it runs them. The
@@ -12,7 +15,7 @@ import (
 // hands them down, as the tests do; nothing in this package reads the
 // environment itself.
 type Settings struct {
-	// DataDir is where setup put the models and ONNX Runtime.
+	// DataDir is where models, indexes and caches are kept.
 	DataDir string
 	Runtime Runtime
 	Fetch   FetchOptions
@@ -35,11 +38,12 @@ func (r Runtime) IntraOpThreads() int {
 }
 
 // SettingsFrom reads Settings from an environment (getenv is os.Getenv in the
-// binary):
+// binary), on this machine (LocateFor with this process's OS, working
+// folder and binary):
 //
-//   - VAULT_RAG_DATA, the data folder, else FindDataDir's;
-//   - ONNXRUNTIME_LIB, the ONNX Runtime library, else DataDir/lib/ and the
-//     platform's file name (RuntimeLibraryName);
+//   - VAULT_RAG_DATA, the data folder (models, indexes, caches), else
+//     Locator.DataDir's;
+//   - ONNXRUNTIME_LIB, the ONNX Runtime library, else Locator.RuntimeLib's;
 //   - VAULT_RAG_THREADS, the intra-op threads, else one per CPU;
 //   - HF_ENDPOINT, a Hugging Face mirror (the variable the Hugging Face tools
 //     read), else huggingface.co;
@@ -50,13 +54,40 @@ func (r Runtime) IntraOpThreads() int {
 // standard variables (http.ProxyFromEnvironment), which the binary sets as
 // Fetch.Proxy.
 func SettingsFrom(getenv func(string) string) Settings {
+	return ThisMachine(getenv).Settings()
+}
+
+// Locator holds what decides where data and ONNX Runtime live, so that the
+// rule can be checked for every operating system from any one.
+type Locator struct {
+	GOOS   string              // runtime.GOOS of the machine
+	Getenv func(string) string // its environment
+	Wd     string              // the working folder ("" if unknown)
+	Exe    string              // the running binary, symlinks resolved ("" if unknown)
+}
+
+// ThisMachine is the Locator of this process.
+func ThisMachine(getenv func(string) string) Locator {
+	l := Locator{GOOS: runtime.GOOS, Getenv: getenv}
+	l.Wd, _ = os.Getwd()
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			l.Exe = exe
+		}
+	}
+	return l
+}
+
+// Settings resolves every setting of l (see SettingsFrom).
+func (l Locator) Settings() Settings {
+	getenv := l.Getenv
 	s := Settings{DataDir: getenv("VAULT_RAG_DATA")}
 	if s.DataDir == "" {
-		s.DataDir = FindDataDir()
+		s.DataDir = l.DataDir()
 	}
 	s.Runtime.Lib = getenv("ONNXRUNTIME_LIB")
 	if s.Runtime.Lib == "" {
-		s.Runtime.Lib = filepath.Join(s.DataDir, "lib", RuntimeLibraryName(runtime.GOOS))
+		s.Runtime.Lib = l.RuntimeLib(s.DataDir)
 	}
 	if n, err := strconv.Atoi(getenv("VAULT_RAG_THREADS")); err == nil && n > 0 {
 		s.Runtime.Threads = n
@@ -66,33 +97,125 @@ func SettingsFrom(getenv func(string) string) Settings {
 	return s
 }
 
-// FindDataDir looks for the folder setup fetched into when none is named:
-// ./data if it is one (it holds lib/ or models/: a folder of a user's that
-// happens to be called data is not taken), else the data folder of the
-// source checkout this process runs inside (so tests find it from any
-// package folder), else the data folder beside the binary's (bin/vault-rag →
-// data/), so a client that starts vault-rag from its own folder, or a
-// release archive run from anywhere, finds the models and ONNX Runtime.
-func FindDataDir() string {
-	if isDataDir("data") {
+// DataDir is where models, indexes and caches go when VAULT_RAG_DATA names
+// no folder: ./data if it is one (it holds lib/ or models/: a folder of a
+// user's that happens to be called data is not taken), else the data folder
+// of the source checkout the working folder is inside (so tests find it from
+// any package folder) or the binary was built into (bin/vault-rag, so a
+// client that starts a checkout's binary from its own folder finds the
+// checkout's models), else the per-user data folder (UserDataDir): an
+// installed binary never keeps data beside itself, where an update would
+// replace it and where it may not be allowed to write.
+func (l Locator) DataDir() string {
+	if l.Wd != "" && isDataDir(filepath.Join(l.Wd, "data")) {
 		return "data"
 	}
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				if _, err := os.Stat(filepath.Join(dir, "models", "manifest.json")); err == nil {
-					return filepath.Join(dir, "data")
-				}
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
+	if root := checkoutAbove(l.Wd); root != "" {
+		return filepath.Join(root, "data")
+	}
+	if l.Exe != "" {
+		if root := filepath.Dir(filepath.Dir(l.Exe)); isCheckout(root) {
+			return filepath.Join(root, "data")
 		}
 	}
-	if dir := BesideExecutable("data"); dir != "" {
-		return filepath.Join(dir, "data")
+	if dir, err := UserDataDir(l.GOOS, l.Getenv); err == nil {
+		return dir
 	}
 	return "data"
+}
+
+// RuntimeLib is the ONNX Runtime library when ONNXRUNTIME_LIB names none:
+// the data folder's lib/ where setup installed it (a checkout), else lib/
+// beside the binary's bin/ (a release archive or bundle:
+// vault-rag/bin/vault-rag, vault-rag/lib/FILE). When neither holds the file
+// it is the one a checkout would have, or the archive's when the binary is
+// not a checkout's, so the error names the place that was looked in.
+func (l Locator) RuntimeLib(dataDir string) string {
+	name := RuntimeLibraryName(l.GOOS)
+	inData := filepath.Join(dataDir, "lib", name)
+	if exists(inData) {
+		return inData
+	}
+	if l.Exe == "" {
+		return inData
+	}
+	root := filepath.Dir(filepath.Dir(l.Exe))
+	beside := filepath.Join(root, "lib", name)
+	if exists(beside) || !isCheckout(root) && filepath.Base(filepath.Dir(l.Exe)) == "bin" {
+		return beside
+	}
+	return inData
+}
+
+// UserDataDir is the per-user data folder on an operating system, from its
+// environment: macOS ~/Library/Application Support/vault-rag, Windows
+// %LOCALAPPDATA%\vault-rag, elsewhere $XDG_DATA_HOME/vault-rag (default
+// ~/.local/share/vault-rag). Paths are joined with the target OS's
+// separator, so the rule for each can be checked from any.
+func UserDataDir(goos string, getenv func(string) string) (string, error) {
+	switch goos {
+	case "windows":
+		if d := getenv("LOCALAPPDATA"); d != "" {
+			return winJoin(d, "vault-rag"), nil
+		}
+		if h := getenv("USERPROFILE"); h != "" {
+			return winJoin(h, "AppData", "Local", "vault-rag"), nil
+		}
+		return "", fmt.Errorf("finding the per-user data folder: neither LOCALAPPDATA nor USERPROFILE is set")
+	case "darwin":
+		if h := getenv("HOME"); h != "" {
+			return path.Join(h, "Library", "Application Support", "vault-rag"), nil
+		}
+	default:
+		if d := getenv("XDG_DATA_HOME"); d != "" && path.IsAbs(d) {
+			return path.Join(d, "vault-rag"), nil
+		}
+		if h := getenv("HOME"); h != "" {
+			return path.Join(h, ".local", "share", "vault-rag"), nil
+		}
+	}
+	return "", fmt.Errorf("finding the per-user data folder: HOME is not set")
+}
+
+// winJoin joins Windows path elements with backslashes.
+func winJoin(elem ...string) string {
+	out := strings.TrimRight(elem[0], `\/`)
+	for _, e := range elem[1:] {
+		out += `\` + e
+	}
+	return out
+}
+
+// FindDataDir is this process's data folder when VAULT_RAG_DATA names none
+// (Locator.DataDir).
+func FindDataDir() string {
+	return ThisMachine(os.Getenv).DataDir()
+}
+
+// checkoutAbove returns the source checkout dir is inside, or "".
+func checkoutAbove(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	for {
+		if isCheckout(dir) {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// isCheckout reports whether dir is vault-rag's source checkout.
+func isCheckout(dir string) bool {
+	return exists(filepath.Join(dir, "go.mod")) && exists(filepath.Join(dir, "models", "manifest.json"))
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // isDataDir reports whether dir looks like a data folder setup filled.
@@ -106,8 +229,8 @@ func isDataDir(dir string) bool {
 }
 
 // BesideExecutable returns the folder above the running binary's own
-// (bin/..) when it holds sub, else "": where a built checkout keeps data/ and
-// configs/.
+// (bin/..) when it holds sub, else "": where a built checkout or a release
+// archive keeps configs/.
 func BesideExecutable(sub string) string {
 	exe, err := os.Executable()
 	if err != nil {
@@ -123,12 +246,16 @@ func BesideExecutable(sub string) string {
 	return ""
 }
 
-// RuntimeLibraryName is the file scripts/setup.sh installs ONNX Runtime as on
-// an operating system: libonnxruntime.dylib on macOS, libonnxruntime.so
-// elsewhere.
+// RuntimeLibraryName is the file ONNX Runtime is installed as on an
+// operating system (by scripts/setup.sh, and in a release archive):
+// libonnxruntime.dylib on macOS, onnxruntime.dll on Windows,
+// libonnxruntime.so elsewhere.
 func RuntimeLibraryName(goos string) string {
-	if goos == "darwin" {
+	switch goos {
+	case "darwin":
 		return "libonnxruntime.dylib"
+	case "windows":
+		return "onnxruntime.dll"
 	}
 	return "libonnxruntime.so"
 }

@@ -12,12 +12,7 @@ const maxBatchRows = 64
 // tokenized a text to decide where to split it can embed those ids without
 // tokenizing it again.
 func (e *Embedder) Tokens(text string) []int32 {
-	raw, _ := e.b.tok.Encode(text, false)
-	out := make([]int32, len(raw))
-	for i, id := range raw {
-		out[i] = int32(id)
-	}
-	return out
+	return e.b.tok.Encode(text)
 }
 
 // BatchLimits are the bounds of one ONNX run: at most rows sequences, and at

@@ -4,8 +4,9 @@
 # PATH=/usr/bin:/bin, no VAULT_RAG_DATA, no Go, cargo or npm on the path),
 # from a working folder of its own (which has a data/ folder of the user's),
 # against a copy of the demo vault. The
-# first reindex fetches the embedder on first use into the archive's data
-# folder; search must then print a demo note.
+# first reindex fetches the embedder on first use into the per-user data
+# folder ($HOME/.local/share/vault-rag), never into the archive; search must
+# then print a demo note.
 #
 #   scripts/dist-test.sh [ARCHIVE]     (default: the newest dist/vault-rag-*-linux-x64.tar.gz)
 #
@@ -59,12 +60,14 @@ if ldd "$bin" | grep -q 'not found'; then
 fi
 pass "binary links only $(ldd "$bin" | awk '{print $1}' | grep -v vdso | tr '\n' ' ')"
 
-# 2. It finds its data folder and configs beside bin/, from elsewhere.
+# 2. It finds ONNX Runtime and configs beside bin/, from elsewhere, and keeps
+# its data in the per-user data folder.
+userdata=$tmp/home/.local/share/vault-rag
 out=$(run "$bin" models) || fail "vault-rag models: $out"
-grep -q "onnxruntime: $tmp/install/vault-rag/data/lib/libonnxruntime.so" <<<"$out" ||
+grep -q "onnxruntime: $tmp/install/vault-rag/lib/libonnxruntime.so" <<<"$out" ||
   fail "vault-rag models does not find the archive's ONNX Runtime:
 $out"
-pass "ONNX Runtime found at vault-rag/data/lib/libonnxruntime.so"
+pass "ONNX Runtime found at vault-rag/lib/libonnxruntime.so"
 
 # 3. The embedder arrives on first use (or by import, as docs/offline.md says).
 if [ ${#mirror[@]} -eq 0 ] && [ "${DIST_TEST_MAVEN:-local}" = local ]; then
@@ -84,8 +87,9 @@ $(cat "$tmp/reindex.err")"
 $(cat "$tmp/reindex.err")"
   pass "$(grep "reindex: fetching" "$tmp/reindex.err")"
 fi
-[ -f "$tmp/install/vault-rag/data/models/$model/installed.json" ] || fail "$model is not installed in the archive's data folder"
-[ -n "$(find "$tmp/install/vault-rag/data" -name '*.db')" ] || fail "the index is not in the archive's data folder"
+[ -f "$userdata/models/$model/installed.json" ] || fail "$model is not installed in the per-user data folder $userdata"
+[ -n "$(find "$userdata" -name '*.db')" ] || fail "the index is not in the per-user data folder $userdata"
+[ ! -e "$tmp/install/vault-rag/data" ] || fail "the binary wrote a data folder into the archive: $(find "$tmp/install/vault-rag/data" | head -5)"
 pass "reindex: $(head -1 "$tmp/reindex.out") ($(($(date +%s) - start)) s)"
 
 # 4. search, with no setting but the vault, finds the demo note.

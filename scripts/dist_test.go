@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// TestDistRefusesOtherPlatforms: dist.sh builds the one platform it was run
-// on, linux-x64, and says so in one line anywhere else, before it builds
-// anything. uname is stubbed to answer for the platform under test.
+// TestDistRefusesOtherPlatforms: dist.sh builds every platform's archive on
+// Linux x86_64, the machine its pinned cross compiler runs on, and says so in
+// one line anywhere else, before it builds anything. uname is stubbed to
+// answer for the machine under test.
 func TestDistRefusesOtherPlatforms(t *testing.T) {
 	for _, p := range [][2]string{{"Linux", "aarch64"}, {"Darwin", "arm64"}, {"Darwin", "x86_64"}, {"FreeBSD", "amd64"}} {
 		stub := t.TempDir()
@@ -23,7 +24,7 @@ func TestDistRefusesOtherPlatforms(t *testing.T) {
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
-		want := "dist: only linux-x64 is built and tested; this machine is " + p[0] + " " + p[1] + "\n"
+		want := "dist: archives are built on Linux x86_64; this machine is " + p[0] + " " + p[1] + "\n"
 		if err == nil || stderr.String() != want || stdout.Len() != 0 {
 			t.Errorf("%s %s: err %v, stdout %q, stderr %q; want exit 1 and %q", p[0], p[1], err, stdout.String(), stderr.String(), want)
 		}

@@ -21,13 +21,16 @@ func TestPlatformChoice(t *testing.T) {
 	type files = map[string]string
 	linuxX64 := files{"VR_PLATFORM": "linux-x64", "VR_ORT_LIB": "libonnxruntime.so",
 		"VR_ORT_ARCHIVE": "onnxruntime-linux-x64-1.24.1.tgz", "VR_ORT_MEMBER": "onnxruntime-linux-x64-1.24.1/lib/libonnxruntime.so.1.24.1",
-		"VR_ORT_NPM": "package/bin/napi-v6/linux/x64/libonnxruntime.so.1", "VR_TOK_ARCHIVE": "libtokenizers.linux-x86_64.tar.gz"}
+		"VR_ORT_NPM": "package/bin/napi-v6/linux/x64/libonnxruntime.so.1"}
 	linuxArm := files{"VR_PLATFORM": "linux-arm64", "VR_ORT_LIB": "libonnxruntime.so",
 		"VR_ORT_ARCHIVE": "onnxruntime-linux-aarch64-1.24.1.tgz", "VR_ORT_MEMBER": "onnxruntime-linux-aarch64-1.24.1/lib/libonnxruntime.so.1.24.1",
-		"VR_ORT_NPM": "package/bin/napi-v6/linux/arm64/libonnxruntime.so.1", "VR_TOK_ARCHIVE": "libtokenizers.linux-arm64.tar.gz"}
+		"VR_ORT_NPM": "package/bin/napi-v6/linux/arm64/libonnxruntime.so.1"}
 	macArm := files{"VR_PLATFORM": "macos-arm64", "VR_ORT_LIB": "libonnxruntime.dylib",
 		"VR_ORT_ARCHIVE": "onnxruntime-osx-arm64-1.24.1.tgz", "VR_ORT_MEMBER": "onnxruntime-osx-arm64-1.24.1/lib/libonnxruntime.1.24.1.dylib",
-		"VR_ORT_NPM": "package/bin/napi-v6/darwin/arm64/libonnxruntime.1.24.1.dylib", "VR_TOK_ARCHIVE": "libtokenizers.darwin-arm64.tar.gz"}
+		"VR_ORT_NPM": "package/bin/napi-v6/darwin/arm64/libonnxruntime.1.24.1.dylib"}
+	windows := files{"VR_PLATFORM": "windows-x64", "VR_ORT_LIB": "onnxruntime.dll",
+		"VR_ORT_ARCHIVE": "onnxruntime-win-x64-1.24.1.zip", "VR_ORT_MEMBER": "onnxruntime-win-x64-1.24.1/lib/onnxruntime.dll",
+		"VR_ORT_NPM": ""}
 	for _, tc := range []struct {
 		os, arch string
 		want     files  // nil: refused
@@ -39,9 +42,12 @@ func TestPlatformChoice(t *testing.T) {
 		{"Linux", "arm64", linuxArm, ""},
 		{"Darwin", "arm64", macArm, ""},
 		{"Darwin", "x86_64", nil, "no ONNX Runtime 1.24.1 build"},
-		{"Linux", "armv7l", nil, "no ONNX Runtime and tokenizers builds for Linux armv7l"},
+		{"Linux", "armv7l", nil, "no ONNX Runtime builds for Linux armv7l"},
 		{"Linux", "riscv64", nil, "Linux riscv64"},
-		{"MINGW64_NT-10.0-19045", "x86_64", nil, "MINGW64_NT"},
+		{"MINGW64_NT-10.0-19045", "x86_64", windows, ""},
+		{"MSYS_NT-10.0-22631", "x86_64", windows, ""},
+		{"CYGWIN_NT-10.0-19045", "x86_64", windows, ""},
+		{"MINGW64_NT-10.0-22631", "aarch64", nil, "MINGW64_NT-10.0-22631 aarch64"},
 		{"FreeBSD", "amd64", nil, "FreeBSD"},
 	} {
 		t.Run(tc.os+"/"+tc.arch, func(t *testing.T) {

@@ -11,14 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ORT_VERSION=1.24.1          # matches github.com/yalue/onnxruntime_go v1.27.0's C API
-TOKENIZERS_VERSION=v1.22.1  # its Cargo.lock resolves entirely from crates.io
 LIB=data/lib
 log() { printf 'setup: %s\n' "$*"; }
 
 # --- the platform: which archives and which library file (scripts/platform.sh,
 # tested by scripts/platform_test.go). A platform with no source stops here, in
 # one line.
-VR_ORT_VERSION=$ORT_VERSION VR_TOKENIZERS_VERSION=$TOKENIZERS_VERSION
+VR_ORT_VERSION=$ORT_VERSION
 . scripts/platform.sh
 vr_platform "$(uname -s)" "$(uname -m)" || exit 1
 ORT_LIB=$VR_ORT_LIB
@@ -51,27 +50,6 @@ else
   log "onnxruntime: cached ($LIB/$ORT_LIB)"
 fi
 
-# --- 2. libtokenizers.a for github.com/daulet/tokenizers
-if [ ! -s "$LIB/libtokenizers.a" ]; then
-  tmp=$(mktemp -d)
-  url="https://github.com/daulet/tokenizers/releases/download/${TOKENIZERS_VERSION}/${VR_TOK_ARCHIVE}"
-  if curl -fsSL --connect-timeout 10 -m 300 -o "$tmp/tok.tgz" "$url" 2>/dev/null; then
-    tar -xzf "$tmp/tok.tgz" -C "$LIB" libtokenizers.a
-    log "libtokenizers ${TOKENIZERS_VERSION}: prebuilt release archive ${VR_TOK_ARCHIVE}"
-  else
-    log "libtokenizers ${TOKENIZERS_VERSION}: release archive unreachable, building with cargo (about 2-3 minutes on 2 cores)"
-    go mod download github.com/daulet/tokenizers
-    src=$(go list -m -f '{{.Dir}}' github.com/daulet/tokenizers)
-    cp -r "$src/." "$tmp/src" 2>/dev/null || { mkdir -p "$tmp/src" && cp -r "$src/." "$tmp/src"; }
-    chmod -R u+w "$tmp/src"
-    (cd "$tmp/src" && cargo build --release --locked --quiet)
-    cp "$tmp/src/target/release/libtokenizers.a" "$LIB/libtokenizers.a"
-  fi
-  rm -rf "$tmp"
-else
-  log "libtokenizers: cached ($LIB/libtokenizers.a)"
-fi
-
-# --- 3. Go modules
+# --- 2. Go modules
 go mod download
 log "go modules: ready"

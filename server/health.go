@@ -170,6 +170,9 @@ func (s *Server) otherConfigurations() []ConfigHealth {
 // served configuration cannot run, what other configurations cannot, and the
 // reindexer.
 func (s *Server) Health(ctx context.Context) Health {
+	if s.pending != nil {
+		return s.pendingHealth(ctx)
+	}
 	h := Health{Version: Version(), Vault: s.realVault, IndexPath: s.opts.DBPath, Config: s.opts.ConfigName, Watch: s.opts.Watch, Reindex: s.reindex.status(), Models: []ModelHealth{}}
 	reg := s.opts.Registry
 	for _, spec := range reg.Manifest().Models {

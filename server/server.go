@@ -97,56 +97,8 @@ type Options struct {
 	wrapEmbedder func(index.Embedder) index.Embedder
 }
 
-// Server is the MCP server over one vault and its index. It is safe for
-// concurrent use.
-type Server struct {
-	opts      Options
-	log       *slog.Logger
-	mcp       *mcpserver.MCPServer
-	realVault string // the vault root, absolute with symlinks resolved
-	passages  *stages.VectorCache
-	reindex   *reindexer
-	// langs counts the vault's notes by language when the server started:
-	// the language its instructions and tool descriptions name, fixed for
-	// the process, since a client reads them once.
-	langs     vault.Languages
-	boundPort atomic.Int32 // set by Serve; 0 accepts any port in Host
-
-	mu      sync.Mutex
-	cur     *handle
-	opening chan struct{} // closed when the open in progress (outside mu) ends
-	openErr error         // how the last open ended
-
-	ctx    context.Context // the server's lifetime: background work stops with it
-	cancel context.CancelFunc
-	bg     sync.WaitGroup
-	closed sync.Once
-}
-
-// handle is one open index file and the requests using it. A handle is
-// replaced, never changed: requests that hold it finish on it.
-type handle struct {
-	db   *index.DB
-	env  *stages.Env
-	refs sync.WaitGroup
-}
-
-// New checks the options, opens the index if there is one, and starts the
-// background work: a build when there is no index yet, and, with Watch, a
-// catch-up incremental build and the watcher. A first build puts the keyword
-// index in place within seconds and then embeds (index.Build): until the
-// keyword index is there, requests get a clear "no index yet" error (and
-// vault_reindex waits for the build); after, they are answered, with the
-// vector coverage so far. An index built from another vault is refused. The
-// vault's language comes from the index, or, without one, from a scan of the
-// vault (which a first build reads in full anyway).
-func New(opts Options) (*Server, error) {
-	if opts.VaultPath == "" || opts.DBPath == "" {
-		return nil, errors.New("server: VaultPath and DBPath are required")
-	}
-	if opts.Registry == nil {
-		return nil, errors.New("server: Registry is required")
-	}
+// setDefaults resolves each zero field of opts to its default.
+func (opts *Options) setDefaults() {
 	if opts.ConfigRoot == "" {
 		opts.ConfigRoot = "."
 	}
@@ -183,6 +135,62 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
+}
+
+// Server is the MCP server over one vault and its index. It is safe for
+// concurrent use.
+type Server struct {
+	opts      Options
+	log       *slog.Logger
+	mcp       *mcpserver.MCPServer
+	realVault string // the vault root, absolute with symlinks resolved
+	passages  *stages.VectorCache
+	reindex   *reindexer
+	// langs counts the vault's notes by language when the server started:
+	// the language its instructions and tool descriptions name, fixed for
+	// the process, since a client reads them once.
+	langs     vault.Languages
+	boundPort atomic.Int32 // set by Serve; 0 accepts any port in Host
+	// pending is set when the server waits for its vault folder
+	// (NewPending); the fields below are then unused.
+	pending *pending
+
+	mu      sync.Mutex
+	cur     *handle
+	opening chan struct{} // closed when the open in progress (outside mu) ends
+	openErr error         // how the last open ended
+
+	ctx    context.Context // the server's lifetime: background work stops with it
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
+	closed sync.Once
+}
+
+// handle is one open index file and the requests using it. A handle is
+// replaced, never changed: requests that hold it finish on it.
+type handle struct {
+	db   *index.DB
+	env  *stages.Env
+	refs sync.WaitGroup
+}
+
+// New checks the options, opens the index if there is one, and starts the
+// background work: a build when there is no index yet, and, with Watch, a
+// catch-up incremental build and the watcher. A first build puts the keyword
+// index in place within seconds and then embeds (index.Build): until the
+// keyword index is there, requests get a clear "no index yet" error (and
+// vault_reindex waits for the build); after, they are answered, with the
+// vector coverage so far. An index built from another vault is refused. The
+// vault's language comes from the index, or, without one, from a scan of the
+// vault (which a first build reads in full anyway).
+func New(opts Options) (*Server, error) {
+	if opts.VaultPath == "" || opts.DBPath == "" {
+		return nil, errors.New("server: VaultPath and DBPath are required")
+	}
+	if opts.Registry == nil {
+		return nil, errors.New("server: Registry is required")
+	}
+	opts.setDefaults()
 	if !pipeline.ValidName(opts.ConfigName) {
 		return nil, fmt.Errorf("server: configuration name %q: %s", opts.ConfigName, configNameRule)
 	}
@@ -502,6 +510,9 @@ func (s *Server) callLimit() time.Duration { return max(s.opts.RequestTimeout, s
 // Close stops the background work, waits for a build in progress to stop,
 // and closes the index once the requests using it finish.
 func (s *Server) Close() error {
+	if s.pending != nil {
+		return s.closePending()
+	}
 	var err error
 	s.closed.Do(func() {
 		s.cancel()

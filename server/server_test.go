@@ -869,6 +869,15 @@ func TestStdioFromAnotherFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A checkout: the binary built there keeps its data in its data/ folder.
+	for _, f := range []string{"go.mod", "models/manifest.json"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(co, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(co, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, sub := range []string{"models", "lib"} {
 		if err := os.MkdirAll(filepath.Join(co, "data"), 0o755); err != nil {
 			t.Fatal(err)

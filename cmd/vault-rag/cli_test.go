@@ -128,8 +128,14 @@ func TestHelpListsEverySetting(t *testing.T) {
 func TestRunsFromAnotherFolder(t *testing.T) {
 	d := demoIndex(t)
 	co := filepath.Join(t.TempDir(), "checkout")
-	for _, sub := range []string{"bin", "data"} {
+	for _, sub := range []string{"bin", "data", "models"} {
 		if err := os.MkdirAll(filepath.Join(co, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What makes it a checkout, whose binary keeps its data in data/.
+	for _, f := range []string{"go.mod", "models/manifest.json"} {
+		if err := os.WriteFile(filepath.Join(co, f), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -29,13 +30,89 @@ type mcpClient struct {
 	// typed entries say "type": "stdio"; the others leave the transport
 	// to be inferred from "command".
 	typed bool
-	// file is the user-level configuration file on this machine; nil for a
+	// file is the user-level configuration file on a machine; nil for a
 	// client whose configuration is not a file the user edits.
-	file func() (string, error)
-	// where says more on the file: another valid location, or how official
-	// this one is on this OS.
-	where string
+	file func(h host) (string, error)
+	// where says more on the file on a machine: another valid location, or
+	// how official this one is on that OS.
+	where func(h host) string
 }
+
+// host is what decides where a client keeps its configuration: the
+// operating system (runtime.GOOS) and the environment. Paths are built with
+// that OS's separator, so every OS's can be checked from any.
+type host struct {
+	goos   string
+	getenv func(string) string
+}
+
+// thisHost is the machine connect runs on.
+func thisHost() host { return host{goos: runtime.GOOS, getenv: os.Getenv} }
+
+// join joins path elements with the host's separator.
+func (h host) join(elem ...string) string {
+	if h.goos != "windows" {
+		return path.Join(elem...)
+	}
+	out := strings.TrimRight(elem[0], `\/`)
+	for _, e := range elem[1:] {
+		out += `\` + e
+	}
+	return out
+}
+
+// home is the user's home folder: %USERPROFILE% on Windows, $HOME elsewhere.
+func (h host) home() (string, error) {
+	v := "HOME"
+	if h.goos == "windows" {
+		v = "USERPROFILE"
+	}
+	if d := h.getenv(v); d != "" {
+		return d, nil
+	}
+	return "", fmt.Errorf("%s is not set", v)
+}
+
+// configDir is where applications keep per-user settings (os.UserConfigDir's
+// rule): %APPDATA% on Windows, ~/Library/Application Support on macOS,
+// $XDG_CONFIG_HOME (default ~/.config) elsewhere.
+func (h host) configDir() (string, error) {
+	switch h.goos {
+	case "windows":
+		if d := h.getenv("APPDATA"); d != "" {
+			return d, nil
+		}
+		return "", errors.New("APPDATA is not set")
+	case "darwin":
+		home, err := h.home()
+		if err != nil {
+			return "", err
+		}
+		return h.join(home, "Library", "Application Support"), nil
+	}
+	if d := h.getenv("XDG_CONFIG_HOME"); d != "" && path.IsAbs(d) {
+		return d, nil
+	}
+	home, err := h.home()
+	if err != nil {
+		return "", err
+	}
+	return h.join(home, ".config"), nil
+}
+
+// inConfigDir is a file under the host's per-user settings folder.
+func inConfigDir(elem ...string) func(h host) (string, error) {
+	return func(h host) (string, error) {
+		dir, err := h.configDir()
+		if err != nil {
+			return "", err
+		}
+		return h.join(append([]string{dir}, elem...)...), nil
+	}
+}
+
+// always is a note that does not depend on the machine.
+func always(note string) func(host) string { return func(host) string { return note } }
 
 // mcpClients are the clients connect configures, in the order --list
 // names them.
@@ -48,14 +125,13 @@ var mcpClients = []mcpClient{
 		// Desktop "is currently available for macOS and Windows", so on Linux
 		// this is only where community builds look (~/.config/Claude/).
 		name: "claude-desktop", title: "Claude Desktop", key: "mcpServers",
-		file: func() (string, error) {
-			dir, err := os.UserConfigDir()
-			if err != nil {
-				return "", err
+		file: inConfigDir("Claude", "claude_desktop_config.json"),
+		where: func(h host) string {
+			if h.goos == "linux" {
+				return "Claude Desktop has no official Linux build; community builds read this file"
 			}
-			return filepath.Join(dir, "Claude", "claude_desktop_config.json"), nil
+			return ""
 		},
-		where: linuxOnly("Claude Desktop has no official Linux build; community builds read this file"),
 	},
 	{
 		// https://code.claude.com/docs/en/mcp (formerly
@@ -63,22 +139,23 @@ var mcpClients = []mcpClient{
 		// <name> '<json>'`, options before the name, --scope user for every
 		// project (kept in ~/.claude.json, which Claude Code owns).
 		name: "claude-code", title: "Claude Code", typed: true,
-		where: "no file to edit: run the `claude mcp add-json` command it prints (user scope, kept in ~/.claude.json)",
+		where: always("no file to edit: run the `claude mcp add-json` command it prints (user scope, kept in ~/.claude.json)"),
 	},
 	{
 		// https://cursor.com/docs/mcp (formerly
 		// docs.cursor.com/context/model-context-protocol): "mcpServers" with
-		// command, args and env; ~/.cursor/mcp.json for every project,
+		// command, args and env; ~/.cursor/mcp.json for every project (the
+		// home folder on every OS, %USERPROFILE% on Windows),
 		// .cursor/mcp.json in a project for that project.
 		name: "cursor", title: "Cursor", key: "mcpServers",
-		file: func() (string, error) {
-			home, err := os.UserHomeDir()
+		file: func(h host) (string, error) {
+			home, err := h.home()
 			if err != nil {
 				return "", err
 			}
-			return filepath.Join(home, ".cursor", "mcp.json"), nil
+			return h.join(home, ".cursor", "mcp.json"), nil
 		},
-		where: "for every project; a project's .cursor/mcp.json takes the same shape",
+		where: always("for every project; a project's .cursor/mcp.json takes the same shape"),
 	},
 	{
 		// https://code.visualstudio.com/docs/copilot/reference/mcp-configuration:
@@ -89,23 +166,9 @@ var mcpClients = []mcpClient{
 		// %APPDATA%\Code\User, ~/Library/Application Support/Code/User,
 		// ~/.config/Code/User. VS Code allows comments in it (JSONC).
 		name: "vscode", title: "VS Code", key: "servers", typed: true,
-		file: func() (string, error) {
-			dir, err := os.UserConfigDir()
-			if err != nil {
-				return "", err
-			}
-			return filepath.Join(dir, "Code", "User", "mcp.json"), nil
-		},
-		where: "the default profile's, opened by MCP: Open User Configuration; a workspace's .vscode/mcp.json takes the same shape",
+		file:  inConfigDir("Code", "User", "mcp.json"),
+		where: always("the default profile's, opened by MCP: Open User Configuration; a workspace's .vscode/mcp.json takes the same shape"),
 	},
-}
-
-// linuxOnly is note on Linux, else "".
-func linuxOnly(note string) string {
-	if runtime.GOOS == "linux" {
-		return note
-	}
-	return ""
 }
 
 // lookupClient finds a client by its command-line name. An unknown one is
@@ -235,7 +298,7 @@ func cmdConnect(ctx context.Context, args []string) error {
 	}
 	file := *configFile
 	if file == "" {
-		if file, err = client.file(); err != nil {
+		if file, err = client.file(thisHost()); err != nil {
 			return fmt.Errorf("find %s's configuration file: %w (pass --config-file)", client.title, err)
 		}
 	}
@@ -253,11 +316,61 @@ func cmdConnect(ctx context.Context, args []string) error {
 		_, err := os.Stdout.Write(snippet)
 		return err
 	}
+	if client.name == "claude-desktop" {
+		exe, _ := os.Executable()
+		fmt.Print(bundleRoute(findBundle(exe), thisHost()))
+	}
 	fmt.Printf("Paste this into %s%s; if the file has other servers, add the %q entry to its %q object (or run with --write to merge it):\n\n",
 		file, whereNote(client, *configFile), *name, client.key)
 	os.Stdout.Write(snippet)
 	fmt.Printf("\nThen restart %s.\n", client.title)
 	return nil
+}
+
+// findBundle is the newest Claude Desktop bundle (vault-rag-*.mcpb) found
+// near the binary exe, or "": in a checkout's dist/ (bin/vault-rag, make
+// mcpb), or beside the extracted release archive (the folder holding
+// vault-rag/bin/vault-rag, where the archive and the bundle were downloaded
+// together), or in the archive's own folder.
+func findBundle(exe string) string {
+	if exe == "" {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	top := filepath.Dir(filepath.Dir(exe))
+	best, bestTime := "", time.Time{}
+	for _, dir := range []string{filepath.Join(top, "dist"), filepath.Dir(top), top} {
+		matches, _ := filepath.Glob(filepath.Join(dir, "vault-rag-*.mcpb"))
+		for _, m := range matches {
+			if st, err := os.Stat(m); err == nil && st.Mode().IsRegular() && (best == "" || st.ModTime().After(bestTime)) {
+				best, bestTime = m, st.ModTime()
+			}
+		}
+	}
+	return best
+}
+
+// bundleRoute is what connect claude-desktop says of the one-click route
+// before the configuration to paste: the bundle found, else where to get
+// one.
+func bundleRoute(bundle string, h host) string {
+	var b strings.Builder
+	if bundle != "" {
+		fmt.Fprintf(&b, "The one-click route: open %s with Claude Desktop (double-click it, or drag it into Settings > Extensions)\n"+
+			"and choose the vault folder when it asks. Claude Desktop then starts the server itself, and nothing below\n"+
+			"is needed.\n", bundle)
+	} else {
+		b.WriteString("The one-click route: Claude Desktop installs vault-rag from its bundle, vault-rag-VERSION.mcpb, published\n" +
+			"beside the release archives (in a checkout, `make mcpb` writes it to dist/): open it with Claude Desktop and\n" +
+			"choose the vault folder when it asks.\n")
+	}
+	if h.goos == "linux" {
+		b.WriteString("(Claude Desktop has no official Linux build: the bundle is for its macOS and Windows builds.)\n")
+	}
+	b.WriteString("\nOr by hand:\n")
+	return b.String()
 }
 
 // parseConnectFlags parses flags before and after the client, so that
@@ -283,10 +396,11 @@ func parseConnectFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // whereNote is what the paste line says of the file beyond its path.
 func whereNote(c mcpClient, override string) string {
-	if override != "" || c.where == "" {
+	note := c.where(thisHost())
+	if override != "" || note == "" {
 		return ""
 	}
-	return " (" + c.where + ")"
+	return " (" + note + ")"
 }
 
 // stdioServer is the entry that starts this binary's server over stdio on
@@ -331,8 +445,12 @@ func warnServerSetup(s mcpServer) {
 	if strings.Contains(s.Command, "go-build") {
 		fmt.Fprintf(os.Stderr, "connect: warning: %s is a temporary build (go run or go test) that will be gone when the client starts it; run connect from a built binary (make build: bin/vault-rag)\n", s.Command)
 	}
-	if _, err := os.Stat(s.Env["VAULT_RAG_DATA"]); err != nil {
-		fmt.Fprintf(os.Stderr, "connect: warning: the data folder %s does not exist yet: run `make setup` (or vault-rag models fetch) before the client starts the server\n", s.Env["VAULT_RAG_DATA"])
+	// The data folder may not exist yet: the server makes it and fetches
+	// its embedder on first use. ONNX Runtime it cannot fetch.
+	if lib := modelSettings().Runtime.Lib; lib != "" {
+		if _, err := os.Stat(lib); err != nil {
+			fmt.Fprintf(os.Stderr, "connect: warning: ONNX Runtime is not at %s: in a checkout, run `make setup`; from a release archive, keep its lib/ folder beside bin/\n", lib)
+		}
 	}
 	if models.BesideExecutable("configs") == "" {
 		fmt.Fprintf(os.Stderr, "connect: warning: the server finds configs/ beside its binary (bin/..), and there is none beside %s: add VAULT_RAG_ROOT (the checkout) to the entry's env\n", s.Command)
@@ -392,6 +510,7 @@ func shellQuote(s string) string {
 
 // listClients prints each client and where it keeps its configuration here.
 func listClients(asJSON bool) error {
+	h := thisHost()
 	type row struct {
 		Client string `json:"client"`
 		Title  string `json:"title"`
@@ -400,9 +519,9 @@ func listClients(asJSON bool) error {
 	}
 	var rows []row
 	for _, c := range mcpClients {
-		r := row{Client: c.name, Title: c.title, Note: c.where}
+		r := row{Client: c.name, Title: c.title, Note: c.where(h)}
 		if c.file != nil {
-			f, err := c.file()
+			f, err := c.file(h)
 			if err != nil {
 				f = "unknown here (" + err.Error() + "); pass --config-file"
 			}

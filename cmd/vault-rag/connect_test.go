@@ -140,7 +140,12 @@ func TestConnectShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines := strings.Split(out, "\n")
+			// Claude Desktop's starts with the one-click route (TestBundleRoute).
+			paste := out
+			if i := strings.Index(out, "Or by hand:\n"); tc.client == "claude-desktop" && i >= 0 {
+				paste = out[i+len("Or by hand:\n"):]
+			}
+			lines := strings.Split(paste, "\n")
 			if !strings.HasPrefix(lines[0], "Paste this into "+home) {
 				t.Errorf("the first line should name the client's file under the home %s: %q", home, lines[0])
 			}

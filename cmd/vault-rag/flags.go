@@ -69,9 +69,14 @@ const settings = `settings (environment, or a .env file in the working folder):
   VAULT_PATH                 the vault folder, only ever read      (default ./vault)
   DB_PATH                    the index file                        (default: the vault's own,
                              $VAULT_RAG_DATA/indexes/NAME-HASH.db: NAME the vault folder's, HASH of its path)
-  VAULT_RAG_DATA             models and libraries                  (default ./data if it holds lib/ or models/,
-                             else the checkout's data/, else ../data beside the binary: bin/vault-rag -> data/)
-  ONNXRUNTIME_LIB            the ONNX Runtime library              (default $VAULT_RAG_DATA/lib/libonnxruntime.so)
+  VAULT_RAG_DATA             models, indexes and caches            (default ./data if it holds lib/ or models/,
+                             else the data/ of the checkout this runs in or was built in, else the per-user
+                             data folder: ~/Library/Application Support/vault-rag on macOS,
+                             %LOCALAPPDATA%\vault-rag on Windows, $XDG_DATA_HOME/vault-rag or
+                             ~/.local/share/vault-rag elsewhere)
+  ONNXRUNTIME_LIB            the ONNX Runtime library              (default $VAULT_RAG_DATA/lib/ if it is there, else
+                             lib/ beside the binary's bin/: libonnxruntime.so, .dylib on macOS,
+                             onnxruntime.dll on Windows)
   VAULT_RAG_THREADS          intra-op threads per ONNX session     (default: the number of CPUs)
   VAULT_RAG_EXCLUDE          notes not to index, comma-separated globs (Archive/**, **/*.excalidraw.md)
   VAULT_RAG_EMBEDDER         the embedder indexes are built with   (default: the index's; a first index

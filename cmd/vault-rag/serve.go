@@ -35,9 +35,6 @@ func cmdServe(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
-	if err := checkVault(*vault); err != nil {
-		return err
-	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
@@ -57,25 +54,11 @@ func cmdServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer reg.Close()
-	if *db, err = indexPath(*db, *vault); err != nil {
-		return err
-	}
-	embedder, why, record, err := chooseEmbedder(ctx, reg.Manifest(), "", *vault, *db)
-	if err != nil {
-		return err
-	}
-	logger.Info("embedder", "name", embedder, "why", why, "index", *db)
-	if err := ensureEmbedder(ctx, "serve", embedder); err != nil {
-		return err
-	}
-	s, err := server.New(server.Options{
+	opts := server.Options{
 		VaultPath:      *vault,
-		DBPath:         *db,
 		ConfigRoot:     *root,
 		ConfigName:     *cfgName,
 		Registry:       reg,
-		Embedder:       embedder,
-		EmbedderWhy:    record,
 		Addr:           *addr,
 		FirstIndexWait: *firstWait,
 		Token:          os.Getenv("VAULT_RAG_TOKEN"),
@@ -89,9 +72,40 @@ func cmdServe(ctx context.Context, args []string) error {
 		Scan:           scanOptions(),
 		Clock:          time.Now,
 		Logger:         logger,
-	})
+	}
+	start := func(ctx context.Context) (*server.Server, error) {
+		o := opts
+		var err error
+		if o.DBPath, err = indexPath(*db, *vault); err != nil {
+			return nil, err
+		}
+		embedder, why, record, err := chooseEmbedder(ctx, reg.Manifest(), "", *vault, o.DBPath)
+		if err != nil {
+			return nil, err
+		}
+		logger.Info("embedder", "name", embedder, "why", why, "index", o.DBPath)
+		if err := ensureEmbedder(ctx, "serve", embedder); err != nil {
+			return nil, err
+		}
+		o.Embedder, o.EmbedderWhy = embedder, record
+		s, err := server.New(o)
+		if err != nil {
+			return nil, vaultMismatchHint(err)
+		}
+		return s, nil
+	}
+	// A client that started the server would see a vault folder it cannot
+	// serve only as a closed connection: the server answers instead, each
+	// tool saying what is wrong, and starts once the folder is fixed.
+	var s *server.Server
+	if problem := server.VaultProblem(*vault); problem != nil {
+		logger.Warn("the vault folder cannot be served; waiting for it (every tool call says why)", "problem", problem)
+		s, err = server.NewPending(opts, vaultFixHint, start)
+	} else {
+		s, err = start(ctx)
+	}
 	if err != nil {
-		return vaultMismatchHint(err)
+		return err
 	}
 	defer s.Close()
 	if *transport == "stdio" {
@@ -99,6 +113,12 @@ func cmdServe(ctx context.Context, args []string) error {
 	}
 	return s.ListenAndServe(ctx)
 }
+
+// vaultFixHint is how to point the server at another vault folder, for
+// every way it is started.
+const vaultFixHint = "Create it, add notes to it, or choose another vault folder: in Claude Desktop, in vault-rag's settings (Settings > Extensions > vault-rag > Configure); " +
+	"for any other client, VAULT_PATH (or --vault) in the server's entry of the client's MCP configuration, then restart the server. " +
+	"Nothing needs restarting once this folder is fixed"
 
 func serveList(s string) []string {
 	var out []string

@@ -1,6 +1,6 @@
 // Package modeltest holds the one decision every test that needs a model, ONNX
-// Runtime or the tokenizer library makes when that thing is missing: skip on a
-// developer's machine, fail in CI.
+// Runtime or Hugging Face's tokenizers (to compare ours with) makes when that
+// thing is missing: skip on a developer's machine, fail in CI.
 //
 // .ci/run sets VAULT_RAG_REQUIRE_MODELS=1, so a CI machine whose setup stamp
 // lies (no models, no runtime) cannot come out green with the model tests

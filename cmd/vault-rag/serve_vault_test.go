@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
+)
+
+// `serve --transport stdio` on a vault folder that does not exist is how a
+// client configured with a wrong folder starts it: the server must answer
+// initialize and list its tools, say in each tool's result what is wrong and
+// how to fix it, and serve the folder once it appears, without a restart.
+func TestServeMissingVault(t *testing.T) {
+	dir := t.TempDir()
+	vault := filepath.Join(dir, "notes")
+	cmd := command(t, dir, vault, filepath.Join(dir, "index.db"), "serve", "--transport", "stdio", "--watch=false")
+	cmd.Env = append(cmd.Env, "VAULT_RAG_ROOT="+repoRoot)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(transport.NewIO(stdout, stdin, nil))
+	t.Cleanup(func() {
+		c.Close()
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("serve did not exit cleanly at the end of its input: %v\n%s", err, stderr.String())
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "vault-rag-test", Version: "0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize with a missing vault folder: %v\nstderr:\n%s", err, stderr.String())
+	}
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("tools/list with a missing vault folder: %v, %v", tools, err)
+	}
+	callTool := func(name string, args map[string]any) (string, bool) {
+		t.Helper()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		res, err := c.CallTool(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: protocol error: %v\nstderr:\n%s", name, err, stderr.String())
+		}
+		var text []string
+		for _, ct := range res.Content {
+			if tc, ok := ct.(mcp.TextContent); ok {
+				text = append(text, tc.Text)
+			}
+		}
+		return strings.Join(text, "\n"), res.IsError
+	}
+	for _, tl := range tools.Tools {
+		msg, isErr := callTool(tl.Name, map[string]any{"query": "lease"})
+		if !isErr || !strings.Contains(msg, "the vault folder "+vault+" does not exist") || !strings.Contains(msg, "VAULT_PATH") || !strings.Contains(msg, "settings") {
+			t.Errorf("%s with a missing vault folder: error %v, %q; want the folder, what is wrong and how to fix it", tl.Name, isErr, msg)
+		}
+	}
+
+	// The folder appears: the next calls are answered from it.
+	for _, rel := range []string{"reference/ferrite-config-keys.md", "lint-report-2026-03-01.md"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(vault, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := vaulttest.CopyFile(filepath.Join(repoRoot, "vault", rel), filepath.Join(vault, rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if msg, isErr := callTool("vault_reindex", map[string]any{}); isErr {
+		t.Fatalf("vault_reindex once the folder exists: %s\nstderr:\n%s", msg, stderr.String())
+	}
+	msg, isErr := callTool("vault_search", map[string]any{"query": "lease_ttl_ms"})
+	var res struct {
+		Notes []struct {
+			Path string `json:"path"`
+		} `json:"notes"`
+	}
+	if isErr || json.Unmarshal([]byte(msg), &res) != nil || len(res.Notes) == 0 || res.Notes[0].Path != "reference/ferrite-config-keys.md" {
+		t.Errorf("vault_search once the folder exists: error %v, %s", isErr, msg)
+	}
+}
