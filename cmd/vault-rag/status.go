@@ -42,8 +42,10 @@ type statusReport struct {
 	Vectors     *index.Coverage  `json:"vectors,omitempty"`
 	BuiltAt     *time.Time       `json:"built_at,omitempty"` // the last full build
 	LastBuild   *index.LastBuild `json:"last_build,omitempty"`
-	Warnings    []string         `json:"warnings"`
-	Server      serverStatus     `json:"server"`
+	// Building is the build of the index running now, in any process.
+	Building *index.BuildHolder `json:"building,omitempty"`
+	Warnings []string           `json:"warnings"`
+	Server   serverStatus       `json:"server"`
 }
 
 // serverStatus is what the server at the configured address says, if one runs.
@@ -137,7 +139,12 @@ func readStatus(ctx context.Context, vault, db string) statusReport {
 	if cov, err := d.Coverage(ctx); err == nil {
 		st.Vectors = &cov
 		if !cov.Complete() {
-			st.Warnings = append(st.Warnings, fmt.Sprintf("%d of %d chunks have no vector yet: keyword search finds every note, vector search only the embedded ones; a running reindex or server goes on embedding (a stopped one resumes at the next reindex or serve)", cov.Chunks-cov.Embedded, cov.Chunks))
+			st.Warnings = append(st.Warnings, fmt.Sprintf("%d of %d chunks have no vector yet: keyword search finds every note, vector search only the embedded ones", cov.Chunks-cov.Embedded, cov.Chunks))
+			if h, running, err := index.RunningBuild(db); err == nil && running {
+				st.Building = &h
+			} else {
+				st.Warnings = append(st.Warnings, "no build is running: the last one stopped before embedding every chunk (its process ended); `vault-rag reindex`, or a server started on this vault, finishes it")
+			}
 		}
 	}
 	if lb, ok, err := d.LastBuild(ctx); err == nil && ok {
@@ -220,6 +227,9 @@ func printStatus(w io.Writer, st statusReport) {
 			pct = v.Embedded * 100 / v.Chunks
 		}
 		row("vectors", "%d of %d chunks embedded (%d%%)", v.Embedded, v.Chunks, pct)
+	}
+	if b := st.Building; b != nil {
+		row("building", "a %s build by process %d, since %s", b.Mode, b.PID, b.Started.Local().Format("2006-01-02 15:04:05 MST"))
 	}
 	if lb := st.LastBuild; lb != nil {
 		row("built", "%s, %s, took %s", lb.At.Local().Format("2006-01-02 15:04 MST"), lb.Mode, lb.Took.Round(100*time.Millisecond))
