@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vault-rag/vault-rag/index"
 )
@@ -96,7 +97,7 @@ type progressSub struct {
 	now  func() time.Time
 
 	mu       sync.Mutex
-	target   int // the run waited for, 0 until known
+	target   int     // the run waited for, 0 until known
 	sent     float64 // the progress and total of the last notification
 	total    float64
 	any      bool
@@ -175,7 +176,17 @@ func withProgressToken(ctx context.Context, meta *mcp.Meta) context.Context {
 func (s *Server) reindexWithProgress(ctx context.Context) (*run, error) {
 	token := ctx.Value(progressTokenKey{})
 	if token == nil {
-		return s.reindex.Run(ctx)
+		target, err := s.reindex.join()
+		if err != nil {
+			return nil, err
+		}
+		s.logCaller(ctx, mcp.LoggingLevelInfo, fmt.Sprintf("waiting for reindex run %d", target.seq))
+		r, err := s.reindex.wait(ctx, target)
+		if r != nil {
+			level, msg := runLog(r)
+			s.logCaller(ctx, level, msg)
+		}
+		return r, err
 	}
 	sub := &progressSub{now: time.Now, send: func(progress, total float64, message string) {
 		err := s.mcp.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
@@ -192,8 +203,11 @@ func (s *Server) reindexWithProgress(ctx context.Context) (*run, error) {
 		return nil, err
 	}
 	sub.setTarget(target.seq, &s.events)
+	s.logCaller(ctx, mcp.LoggingLevelInfo, fmt.Sprintf("waiting for reindex run %d", target.seq))
 	r, err := s.reindex.wait(ctx, target)
 	if r != nil {
+		level, msg := runLog(r)
+		s.logCaller(ctx, level, msg)
 		sub.finish(r)
 	}
 	return r, err
@@ -209,13 +223,8 @@ func (s *Server) onBuildStart(seq int) {
 
 func (s *Server) onBuildEnd(r *run) {
 	s.events.begin(0, false)
-	if r.err != nil {
-		if s.ctx.Err() == nil {
-			s.logClients(mcp.LoggingLevelError, fmt.Sprintf("reindex run %d failed: %v", r.seq, r.err))
-		}
-	} else {
-		s.logClients(mcp.LoggingLevelInfo, fmt.Sprintf("reindex run %d done in %s: %d notes, %d added, %d changed, %d removed",
-			r.seq, r.rep.Duration.Round(time.Millisecond), r.rep.Notes, r.rep.Added, r.rep.Changed, r.rep.Removed))
+	if r.err == nil || s.ctx.Err() == nil {
+		s.logClients(runLog(r))
 	}
 	// A failed build may have committed part of its work (a staged first
 	// build's keyword index): its counts say what it added.
@@ -231,12 +240,32 @@ func (s *Server) buildProgress(p index.Progress) {
 	}
 }
 
+// runLog is the log message of a run's end.
+func runLog(r *run) (mcp.LoggingLevel, string) {
+	if r.err != nil {
+		return mcp.LoggingLevelError, fmt.Sprintf("reindex run %d failed: %v", r.seq, r.err)
+	}
+	return mcp.LoggingLevelInfo, fmt.Sprintf("reindex run %d done in %s: %d notes, %d added, %d changed, %d removed",
+		r.seq, r.rep.Duration.Round(time.Millisecond), r.rep.Notes, r.rep.Added, r.rep.Changed, r.rep.Removed)
+}
+
+// logCaller sends a log message to the client of a request that declared
+// its log level in the request itself (protocol 2026-07-28 and later); a
+// client of the handshake has them from logClients already.
+func (s *Server) logCaller(ctx context.Context, level mcp.LoggingLevel, message string) {
+	if info := mcpserver.RequestProtocolInfoFromContext(ctx); info == nil || !info.Modern {
+		return
+	}
+	_ = s.mcp.SendLogMessageToClient(ctx, mcp.NewLoggingMessageNotification(level, LoggerName, message)) // best effort, like every log
+}
+
 func (s *Server) notifyListChanged() {
 	s.mcp.SendNotificationToAllClients(string(mcp.MethodNotificationResourcesListChanged), nil)
 }
 
-// logClients sends a log message to every connected client whose level
-// (logging/setLevel; mcp-go's default is error) lets it through.
+// logClients sends a log message to every client of the initialize
+// handshake whose level (logging/setLevel; mcp-go's default is error) lets
+// it through.
 func (s *Server) logClients(level mcp.LoggingLevel, message string) {
 	n := mcp.NewLoggingMessageNotification(level, LoggerName, message)
 	s.sessions.Range(func(id, _ any) bool {

@@ -153,8 +153,14 @@ func (s *Server) resourceOptions() []mcpserver.ServerOption {
 	hooks.AddBeforeReadResource(func(_ context.Context, _ any, req *mcp.ReadResourceRequest) {
 		req.Params.URI = canonicalURI(req.Params.URI)
 	})
-	hooks.AddOnRegisterSession(func(_ context.Context, cs mcpserver.ClientSession) {
-		s.sessions.Store(cs.SessionID(), struct{}{})
+	// Build logs go unprompted only to clients of the initialize handshake
+	// (protocol versions up to 2025-11-25), which set their level with
+	// logging/setLevel; a later client declares a level per request and gets
+	// them only with its vault_reindex call (reindexWithProgress).
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+		if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
+			s.sessions.Store(cs.SessionID(), struct{}{})
+		}
 	})
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs mcpserver.ClientSession) {
 		s.sessions.Delete(cs.SessionID())
