@@ -80,6 +80,26 @@ func (e *buildEvents) unsubscribe(sub *progressSub) {
 	e.mu.Unlock()
 }
 
+// end sends the last notification to the subscribers of run r, from the
+// build goroutine before r's waiters wake: it is queued before their result.
+func (e *buildEvents) end(r *run) {
+	e.mu.Lock()
+	e.seq, e.last = 0, nil
+	subs := make([]*progressSub, 0, len(e.subs))
+	for sub := range e.subs {
+		subs = append(subs, sub)
+	}
+	e.mu.Unlock()
+	for _, sub := range subs {
+		sub.mu.Lock()
+		mine := sub.target == r.seq
+		sub.mu.Unlock()
+		if mine {
+			sub.finish(r)
+		}
+	}
+}
+
 // current is the run in progress and its last progress (nil: none yet).
 func (e *buildEvents) current() (int, *index.Progress) {
 	e.mu.Lock()
@@ -103,6 +123,7 @@ type progressSub struct {
 	any      bool
 	lastAt   time.Time
 	lastSeen *index.Progress // the latest update not sent (throttled)
+	finished bool
 }
 
 // setTarget names the run and sends what it has already reported.
@@ -126,7 +147,9 @@ func (p *progressSub) update(seq int, pr index.Progress) {
 
 func (p *progressSub) sendLocked(pr index.Progress, force bool) {
 	now := p.now()
-	if !force && p.any && now.Sub(p.lastAt) < ProgressInterval {
+	// The end of embedding is never held back: the build's last steps may
+	// take a while.
+	if !force && p.any && now.Sub(p.lastAt) < ProgressInterval && pr.Done < pr.Total {
 		p.lastSeen = &pr
 		return
 	}
@@ -142,10 +165,14 @@ func (p *progressSub) sendLocked(pr index.Progress, force bool) {
 	p.sent, p.total, p.any, p.lastAt, p.lastSeen = progress, total, true, now, nil
 }
 
-// finish sends the last notification: progress == total.
+// finish sends the last notification, progress == total, once.
 func (p *progressSub) finish(r *run) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.finished {
+		return
+	}
+	p.finished = true
 	total := 1.0
 	switch {
 	case p.lastSeen != nil:
@@ -208,9 +235,26 @@ func (s *Server) reindexWithProgress(ctx context.Context) (*run, error) {
 	if r != nil {
 		level, msg := runLog(r)
 		s.logCaller(ctx, level, msg)
-		sub.finish(r)
+		sub.finish(r) // when the run ended before its target was set
+		drainNotifications(ctx)
 	}
 	return r, err
+}
+
+// drainNotifications waits, up to 100ms, until the notifications queued
+// for the caller's session have been taken for writing. Over stdio they are
+// written by another goroutine than the call's result, and a client drops
+// progress that comes after the result.
+func drainNotifications(ctx context.Context) {
+	cs := mcpserver.ClientSessionFromContext(ctx)
+	if cs == nil {
+		return
+	}
+	ch := cs.NotificationChannel()
+	for i := 0; i < 100 && len(ch) > 0; i++ {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(time.Millisecond) // the last one taken is being written
 }
 
 // onBuildStart and onBuildEnd run around every build: the watcher's, the
@@ -222,7 +266,7 @@ func (s *Server) onBuildStart(seq int) {
 }
 
 func (s *Server) onBuildEnd(r *run) {
-	s.events.begin(0, false)
+	s.events.end(r)
 	if r.err == nil || s.ctx.Err() == nil {
 		s.logClients(runLog(r))
 	}

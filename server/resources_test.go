@@ -484,6 +484,9 @@ func TestProgressThrottle(t *testing.T) {
 			t.Errorf("notification %d: %+v after %+v", i, got[i], got[i-1])
 		}
 	}
+	if end := got[len(got)-2]; end.p != 1000 {
+		t.Errorf("the end of embedding was held back: %+v", end)
+	}
 	last := got[len(got)-1]
 	if last.p != 1001 || !strings.Contains(last.msg, "9 notes, 2 added") {
 		t.Errorf("last: %+v", last)
