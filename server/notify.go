@@ -14,7 +14,8 @@ import (
 )
 
 // ProgressInterval is the shortest time between two progress notifications
-// to one caller (the first and the last are always sent).
+// to one caller (the first, the end of embedding and the build's end are
+// always sent).
 const ProgressInterval = 250 * time.Millisecond
 
 // LoggerName names the server's log messages to clients.
@@ -132,7 +133,7 @@ func (p *progressSub) setTarget(seq int, e *buildEvents) {
 	defer p.mu.Unlock()
 	p.target = seq
 	if cur, last := e.current(); cur == seq && last != nil {
-		p.sendLocked(*last, false)
+		p.sendLocked(*last)
 	}
 }
 
@@ -142,14 +143,14 @@ func (p *progressSub) update(seq int, pr index.Progress) {
 	if p.target == 0 || seq != p.target {
 		return
 	}
-	p.sendLocked(pr, false)
+	p.sendLocked(pr)
 }
 
-func (p *progressSub) sendLocked(pr index.Progress, force bool) {
+func (p *progressSub) sendLocked(pr index.Progress) {
 	now := p.now()
 	// The end of embedding is never held back: the build's last steps may
 	// take a while.
-	if !force && p.any && now.Sub(p.lastAt) < ProgressInterval && pr.Done < pr.Total {
+	if p.any && now.Sub(p.lastAt) < ProgressInterval && pr.Done < pr.Total {
 		p.lastSeen = &pr
 		return
 	}
