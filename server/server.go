@@ -95,6 +95,8 @@ type Options struct {
 	openIndex func(ctx context.Context, path string) (*index.DB, error)
 	// wrapEmbedder, when set (tests), wraps the embedder builds embed with.
 	wrapEmbedder func(index.Embedder) index.Embedder
+	// resourcePage, when set (tests), is the resources/list page size.
+	resourcePage int
 }
 
 // setDefaults resolves each zero field of opts to its default.
@@ -160,6 +162,9 @@ type Server struct {
 	opening chan struct{} // closed when the open in progress (outside mu) ends
 	openErr error         // how the last open ended
 
+	events   buildEvents // a build's progress, for the callers waiting for it
+	sessions sync.Map    // the connected clients' session IDs, for log messages
+
 	ctx    context.Context // the server's lifetime: background work stops with it
 	cancel context.CancelFunc
 	bg     sync.WaitGroup
@@ -210,7 +215,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: opts.Logger, realVault: realVault, passages: stages.NewVectorCache(20000)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.reindex = &reindexer{build: s.build, ctx: s.ctx}
+	s.reindex = &reindexer{build: s.build, ctx: s.ctx, onStart: s.onBuildStart, onEnd: s.onBuildEnd}
 	if opts.wrapBuild != nil {
 		s.reindex.build = opts.wrapBuild(s.build)
 	}
@@ -238,13 +243,14 @@ func New(opts Options) (*Server, error) {
 		opened = s.cur.db
 	}
 	s.langs = s.vaultLanguages(opened)
-	s.mcp = mcpserver.NewMCPServer("vault-rag", Version(),
+	s.mcp = mcpserver.NewMCPServer("vault-rag", Version(), append([]mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithStrictInputSchemaDefault(),
 		mcpserver.WithRecovery(),
 		mcpserver.WithInstructions(Instructions(s.langs)),
-	)
+	}, s.resourceOptions()...)...)
 	s.mcp.AddTools(s.tools()...)
+	s.addResources()
 	if s.cur == nil || opts.Watch {
 		s.background(func(ctx context.Context) {
 			r, err := s.reindex.Run(ctx)
@@ -302,6 +308,7 @@ func (s *Server) build(ctx context.Context) (index.Report, error) {
 		emb = s.opts.wrapEmbedder(emb)
 	}
 	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: s.realVault, DBPath: s.opts.DBPath, Incremental: true, Scan: s.opts.Scan, EmbedderWhy: s.opts.EmbedderWhy,
+		Progress: s.buildProgress,
 		// Another process building this index (a second server, a CLI
 		// reindex): wait for it, serving what exists meanwhile, then
 		// catch up on what it did not see.

@@ -158,7 +158,8 @@ func Tools(ls vault.Languages) []mcp.Tool {
 		),
 		mcp.NewTool(ToolReindex,
 			mcp.WithDescription("Bring the index up to date with the vault: an incremental build that re-embeds only changed notes. Concurrent calls share one run; searches keep working meanwhile. "+
-				"Returns what changed and how long it took. The server also reindexes by itself when notes change."),
+				"Returns what changed and how long it took. The server also reindexes by itself when notes change. "+
+				"Called with a progressToken, it sends progress notifications: the chunks embedded of those to embed, a few a second at most, and a last one when the build ends."),
 			mcp.WithSchemaAdditionalProperties(false),
 			mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: "Reindex the vault", ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}),
 		),
@@ -214,7 +215,7 @@ func (s *Server) wrap(t mcp.Tool, h func(context.Context, args) (any, error)) mc
 		if t.Name == ToolReindex {
 			limit = s.opts.ReindexTimeout // a first, full build may take minutes
 		}
-		ctx, cancel := context.WithTimeout(ctx, limit)
+		ctx, cancel := context.WithTimeout(withProgressToken(ctx, req.Params.Meta), limit)
 		defer cancel()
 		out, err := h(ctx, a)
 		if err != nil {
@@ -383,13 +384,19 @@ func (s *Server) read(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.readNote(ctx, raw, want)
+}
+
+// readNote is vault_read, and resources/read, for a path as the client gave
+// it (checked here) and an optional section.
+func (s *Server) readNote(_ context.Context, raw, want string) (ReadResult, error) {
 	rel, err := vault.CleanNotePath(raw)
 	if err != nil {
-		return nil, err
+		return ReadResult{}, err
 	}
 	data, fi, err := vault.ReadNote(s.realVault, rel)
 	if err != nil {
-		return nil, err
+		return ReadResult{}, err
 	}
 	n := vault.ParseNote(rel, data, fi.ModTime().UTC())
 	secs := vault.ChunkNote(n.Title, n.Body, nil, 0) // the "## " sections, unsplit
@@ -413,9 +420,9 @@ func (s *Server) read(ctx context.Context, a args) (any, error) {
 	}
 	if len(parts) == 0 {
 		if len(out.Headings) == 0 {
-			return nil, fmt.Errorf("note %s has no %q section: it has no \"## \" sections at all", rel, key)
+			return ReadResult{}, fmt.Errorf("note %s has no %q section: it has no \"## \" sections at all", rel, key)
 		}
-		return nil, fmt.Errorf("note %s has no %q section; its sections are: %s", rel, key, quoteAll(out.Headings))
+		return ReadResult{}, fmt.Errorf("note %s has no %q section; its sections are: %s", rel, key, quoteAll(out.Headings))
 	}
 	out.Content = strings.Join(parts, "\n\n")
 	return out, nil
@@ -489,7 +496,7 @@ type ReindexResult struct {
 }
 
 func (s *Server) reindexTool(ctx context.Context, a args) (any, error) {
-	r, err := s.reindex.Run(ctx)
+	r, err := s.reindexWithProgress(ctx)
 	if err != nil {
 		return nil, err
 	}
