@@ -318,3 +318,24 @@ func (s *Server) logClients(level mcp.LoggingLevel, message string) {
 		return true
 	})
 }
+
+// waitProgress tells a caller that gave a progressToken, at most once a
+// second, that its call is waiting for the first index: progress is the
+// seconds waited of FirstIndexWait, the message what the build is doing.
+func (s *Server) waitProgress(ctx context.Context, start time.Time) {
+	token := ctx.Value(progressTokenKey{})
+	waited := time.Since(start)
+	if token == nil || waited < time.Second || waited%time.Second >= firstIndexPoll {
+		return
+	}
+	msg := "waiting for the first index of the vault"
+	if _, last := s.events.current(); last != nil {
+		msg += fmt.Sprintf(" (the build is %s: %d of %d)", last.Phase, last.Done, last.Total)
+	}
+	err := s.mcp.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+		"progressToken": token, "progress": waited.Truncate(time.Second).Seconds(), "total": s.opts.FirstIndexWait.Seconds(), "message": msg,
+	})
+	if err != nil {
+		s.log.Debug("progress notification not sent", "err", err)
+	}
+}

@@ -664,3 +664,40 @@ func vaulttestWrite(t *testing.T, dir string, files map[string]string) {
 		}
 	}
 }
+
+// TestFirstSearchWaitProgress: a vault_search waiting for the first index,
+// called with a progressToken, is sent progress while it waits.
+func TestFirstSearchWaitProgress(t *testing.T) {
+	vault := tinyVault(t)
+	g := newGate()
+	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.wrapBuild = vault, filepath.Join(t.TempDir(), "vault.db"), g.wrap })
+	c := connectStdio(t, s)
+	n := collect(c)
+	<-g.started
+	done := make(chan error, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = ToolSearch
+		req.Params.Arguments = map[string]any{"query": "idempotency"}
+		req.Params.Meta = &mcp.Meta{ProgressToken: "wait-1"}
+		res, err := c.CallTool(ctx30(t), req)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("search: %+v", res.Content)
+		}
+		done <- err
+	}()
+	const method = string(mcp.MethodNotificationProgress)
+	for deadline := time.Now().Add(20 * time.Second); len(n.of(method)) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no progress while the search waited for the first index")
+		}
+	}
+	close(g.open)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	p := n.of(method)[0].Params.AdditionalFields
+	if p["progressToken"] != "wait-1" || !strings.Contains(fmt.Sprint(p["message"]), "waiting for the first index") {
+		t.Errorf("progress while waiting: %+v", p)
+	}
+}

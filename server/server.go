@@ -477,6 +477,7 @@ func (s *Server) acquireFirst(ctx context.Context) (h *handle, release func(), w
 			break
 		}
 		polled = true
+		s.waitProgress(ctx, start)
 		select {
 		case <-ctx.Done():
 			return nil, nil, time.Since(start), err
