@@ -96,10 +96,10 @@ dist: setup
 dist-test: dist
 	DATA=$(DATA) bash scripts/dist-test.sh
 
-## e2e: the official MCP TypeScript SDK drives `vault-rag serve` over stdio and streamable HTTP
+## e2e: the official MCP TypeScript SDK, then the MCP Inspector CLI, drive `vault-rag serve` over stdio and streamable HTTP
 .PHONY: e2e
 e2e: lab-models build
-	cd e2e && npm ci --no-audit --no-fund && node mcp-e2e.mjs
+	cd e2e && npm ci --no-audit --no-fund && node mcp-e2e.mjs && node inspector-e2e.mjs
 
 ## bench: the performance figures (report/bench.md and .json); takes a while
 .PHONY: bench

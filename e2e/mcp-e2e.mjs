@@ -2,6 +2,9 @@
 // official MCP TypeScript SDK. Over stdio and over streamable HTTP it lists the
 // tools, calls each one with valid arguments and checks the result's shape, and
 // checks the refusals (path traversal, unknown parameters, a foreign Origin).
+// It lists the notes as resources, reads one, lists the template and
+// completes a path, and watches the progress, log and list_changed
+// notifications of a vault_reindex after a note is added.
 //
 // It runs against a temporary copy of the demo vault and a temporary index, so
 // the real vault and the demo's index are never touched. When the demo's index
@@ -23,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
@@ -60,8 +64,9 @@ async function callTool(client, name, args) {
   return { json, text, isError: res.isError === true };
 }
 
-// exercise runs every check over one connected client; label names the transport.
-async function exercise(client, label) {
+// exercise runs every check over one connected client; label names the
+// transport, vault is the folder the server serves (a temporary copy).
+async function exercise(client, label, vault) {
   const c = (name, ok, detail) => check(`${label}: ${name}`, ok, detail);
 
   const { tools } = await client.listTools();
@@ -162,12 +167,100 @@ async function exercise(client, label) {
     typeof known?.similarity === 'number' && typeof known?.path === 'string' && d.json.threshold === 0.745, d.text.slice(0, 300));
   c('vault_delta never scores Cyrillic', cyr?.status === 'unscored: language' && cyr.similarity === undefined, JSON.stringify(cyr));
 
+  await resources(client, c, re.json?.notes, top, r.json?.content);
+  await progress(client, c, label, vault);
+
   const trav = await callTool(client, 'vault_read', { path: '../etc/passwd' });
   c('vault_read refuses ../etc/passwd', trav.isError && trav.text.includes('..') && !trav.text.includes('root:'), trav.text);
   const enc = await callTool(client, 'vault_read', { path: '%2e%2e%2fetc%2fpasswd' });
   c('vault_read refuses encoded traversal', enc.isError && enc.text.includes('URL-decoded'), enc.text);
   const unk = await callTool(client, 'vault_search', { query: 'x', bogus: 1 });
   c('an unknown parameter is an error naming it', unk.isError && unk.text.includes('"bogus"'), unk.text);
+}
+
+// uriOf is a note's resource URI: vault:// and the path, each segment
+// percent-encoded.
+const uriOf = (p) => 'vault://' + p.split('/').map(encodeURIComponent).join('/');
+// pathOf is the path a vault:// URI names (the server may encode a few more
+// characters than encodeURIComponent does, as RFC 3986 allows).
+const pathOf = (uri) => (uri.startsWith('vault://') ? decodeURIComponent(uri.slice('vault://'.length)) : null);
+
+// resources checks the notes as resources: the capabilities, every page of
+// resources/list, resources/read against vault_read, the template, and
+// completion of its path.
+async function resources(client, c, notes, top, content) {
+  const caps = client.getServerCapabilities() ?? {};
+  c('initialize declares resources (listChanged), logging and completions',
+    caps.resources?.listChanged === true && caps.logging !== undefined && caps.completions !== undefined, JSON.stringify(caps));
+  const listed = [];
+  let cursor;
+  let pages = 0;
+  do {
+    const page = await client.listResources(cursor ? { cursor } : {});
+    listed.push(...page.resources);
+    cursor = page.nextCursor;
+    pages++;
+  } while (cursor && pages < 1000);
+  c('resources/list pages through every note', listed.length === notes && new Set(listed.map((x) => x.uri)).size === notes,
+    `${listed.length} resources in ${pages} pages, ${notes} notes`);
+  c('each resource is vault://PATH, text/markdown, named by its title', listed.length > 0 && listed.every((x) =>
+    pathOf(x.uri) === x.description && /^vault:\/\/[A-Za-z0-9%/._~!$&'()*+,;=:@-]*$/.test(x.uri) && x.mimeType === 'text/markdown' && typeof x.name === 'string' && x.name.length > 0),
+  JSON.stringify(listed.slice(0, 2)));
+  const read = await client.readResource({ uri: uriOf(top) });
+  const body = read.contents?.[0];
+  c('resources/read returns the note as vault_read does', body?.text === content && body?.mimeType === 'text/markdown' &&
+    pathOf(body?.uri ?? '') === top && typeof body?._meta?.title === 'string', JSON.stringify(body ?? {}).slice(0, 300));
+  let refused = '';
+  try {
+    await client.readResource({ uri: 'vault://..%2Fetc%2Fpasswd' });
+  } catch (err) {
+    refused = String(err?.message ?? err);
+  }
+  c('resources/read refuses a traversal as vault_read does', refused.includes('..') && !refused.includes('root:'), refused);
+  const { resourceTemplates } = await client.listResourceTemplates();
+  c('resources/templates/list gives vault://{path}', resourceTemplates?.length === 1 && resourceTemplates[0].uriTemplate === 'vault://{path}' &&
+    resourceTemplates[0].mimeType === 'text/markdown', JSON.stringify(resourceTemplates));
+  const prefix = top.slice(0, top.indexOf('/') + 1);
+  const done = await client.complete({ ref: { type: 'ref/resource', uri: 'vault://{path}' }, argument: { name: 'path', value: prefix } });
+  const values = done.completion?.values ?? [];
+  c('completion/complete offers the paths starting with what was typed', values.length > 0 && values.length <= 100 &&
+    values.includes(top) && values.every((v) => v.startsWith(prefix)) && done.completion.total >= values.length,
+  JSON.stringify(done.completion).slice(0, 300));
+}
+
+// progress adds a note to the vault and calls vault_reindex with a progress
+// handler: the run's progress ends at its total. Over stdio, the build's log
+// messages (at level info) and list_changed arrive too.
+async function progress(client, c, label, vault) {
+  const messages = [];
+  let changed = 0;
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { messages.push(n.params); });
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => { changed++; });
+  await client.setLoggingLevel('info');
+  let body = `# Added by the e2e run over ${label}\n\n`;
+  for (let i = 0; i < 20; i++) body += `## Part ${i}\n\nPart ${i} of a note added while the server runs, long enough to be a chunk.\n\n`;
+  fs.writeFileSync(path.join(vault, `e2e-added-${label}.md`), body);
+  const seen = [];
+  const res = await client.callTool({ name: 'vault_reindex', arguments: {} }, undefined,
+    { timeout: CALL_TIMEOUT_MS, onprogress: (p) => seen.push(p) });
+  const last = seen[seen.length - 1];
+  c('vault_reindex of a changed vault sends progress, increasing, ending at its total', !res.isError && seen.length >= 1 &&
+    seen.every((p, i) => i === 0 || p.progress > seen[i - 1].progress) && last.progress === last.total &&
+    /^reindex done/.test(last.message ?? ''), JSON.stringify(seen).slice(0, 400));
+  const listed = await client.listResources({});
+  let all = listed.resources;
+  for (let cur = listed.nextCursor; cur;) {
+    const page = await client.listResources({ cursor: cur });
+    all = all.concat(page.resources);
+    cur = page.nextCursor;
+  }
+  c('the added note is a resource', all.some((x) => pathOf(x.uri) === `e2e-added-${label}.md`), `${all.length} resources`);
+  if (label === 'stdio') {
+    // Notifications and the result come over one stream, in order of sending.
+    c('the build is logged at info, start and end', messages.some((m) => m.level === 'info' && /reindex run \d+ started/.test(m.data)) &&
+      messages.some((m) => m.level === 'info' && /reindex run \d+ done/.test(m.data)), JSON.stringify(messages).slice(0, 400));
+    c('a note added sends resources/list_changed', changed >= 1, `${changed} list_changed`);
+  }
 }
 
 function freePort() {
@@ -248,7 +341,7 @@ async function main() {
     const c1 = new Client({ name: 'vault-rag-e2e', version: '1.0.0' });
     await c1.connect(stdio);
     check('stdio: connects and initializes', c1.getServerVersion()?.name === 'vault-rag', JSON.stringify(c1.getServerVersion()));
-    await exercise(c1, 'stdio');
+    await exercise(c1, 'stdio', vault);
     await c1.close();
     check('stdio: stdout carried only protocol messages', protocolErrors === 0, `${protocolErrors} transport errors`);
 
@@ -271,7 +364,7 @@ async function main() {
       const c2 = new Client({ name: 'vault-rag-e2e', version: '1.0.0' });
       await c2.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
       check('http: connects and initializes', c2.getServerVersion()?.name === 'vault-rag', JSON.stringify(c2.getServerVersion()));
-      await exercise(c2, 'http');
+      await exercise(c2, 'http', vault);
       await c2.close();
       const after = await (await fetch(`${base}/health`)).json();
       check('http: /health shows the index and its age', after.notes > 0 && after.chunks > 0 && Number.isInteger(after.index_age_seconds) &&

@@ -165,7 +165,7 @@ func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error)
 	// before anything reads the index read-only (which cannot).
 	recoverHotJournal(ctx, opts.DBPath)
 	if !opts.Force {
-		if err := checkVault(opts.DBPath, builtFrom(ctx, opts.DBPath), opts.VaultPath); err != nil {
+		if err := checkVault(opts.DBPath, BuiltFrom(ctx, opts.DBPath), opts.VaultPath); err != nil {
 			return Report{}, err
 		}
 	}

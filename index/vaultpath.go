@@ -107,9 +107,9 @@ func checkVault(index, built, asked string) error {
 	return &VaultMismatchError{Index: index, Built: built, Asked: abs}
 }
 
-// builtFrom reads the vault an existing index at dbPath records, "" when
-// there is no readable index there (a build then writes a new one anyway).
-func builtFrom(ctx context.Context, dbPath string) string {
+// BuiltFrom reads the vault an existing index at dbPath records, "" when
+// there is no readable index there or it records none.
+func BuiltFrom(ctx context.Context, dbPath string) string {
 	if _, err := os.Stat(dbPath); err != nil {
 		return ""
 	}

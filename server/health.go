@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -56,6 +57,10 @@ type Health struct {
 
 // LanguageHealth is what /health says of the vault's language.
 type LanguageHealth struct {
+	// Name names the notes' main languages ("English", "Chinese and
+	// English"), as the instructions do; "" for an index that did not count
+	// its notes by language.
+	Name     string  `json:"name,omitempty"`
 	Script   string  `json:"script"`       // "Latin", "Han", … (vault.ScriptOf)
 	Share    float64 `json:"script_share"` // of the vault's letters, when last indexed
 	Embedder string  `json:"embedder"`
@@ -194,7 +199,7 @@ func (s *Server) Health(ctx context.Context) Health {
 		} else {
 			h.Notes, h.Chunks = st.Notes, st.Chunks
 			if script, share := hd.db.Script(); script != "" {
-				h.Language = &LanguageHealth{Script: script, Share: share, Embedder: hd.db.Embedder()}
+				h.Language = &LanguageHealth{Name: hd.db.Languages().Describe(), Script: script, Share: share, Embedder: hd.db.Embedder()}
 				if spec, err := reg.Manifest().Lookup(hd.db.Embedder()); err == nil {
 					h.Language.Warning = spec.ScriptWarning(script, share)
 				}
@@ -206,15 +211,45 @@ func (s *Server) Health(ctx context.Context) Health {
 			}
 		}
 	}
+	s.buildHealth(&h)
 	switch {
 	case h.Index != "ok":
 		h.Status = StatusError
-	case len(h.DegradedStages) > 0:
+	case len(h.DegradedStages) > 0, h.Reindex.Problem != "":
 		h.Status = StatusDegraded
 	default:
 		h.Status = StatusOK
 	}
 	return h
+}
+
+// buildHealth fills in who else builds the index, and why it is not whole
+// when nobody does: a failed build (retried at the next change or
+// vault_reindex) or one that stopped half-way, killed or crashed, which it
+// retries now.
+func (s *Server) buildHealth(h *Health) {
+	if holder, running, err := index.RunningBuild(s.opts.DBPath); err == nil && running && holder.PID != os.Getpid() {
+		h.Reindex.OtherProcess = &holder
+		return
+	}
+	if h.Reindex.Running || h.Reindex.Queued || h.Index != "ok" {
+		return
+	}
+	switch {
+	case h.Reindex.LastError != "":
+		h.Reindex.Problem = "the last build failed: " + h.Reindex.LastError + "; the next change to the vault, or vault_reindex, retries it"
+	case h.Vectors != nil && !h.Vectors.Complete():
+		h.Reindex.Problem = fmt.Sprintf("a build stopped with %d of %d chunks embedded and none is running; retrying it", h.Vectors.Embedded, h.Vectors.Chunks)
+		s.mu.Lock()
+		if s.ctx.Err() == nil {
+			s.background(func(ctx context.Context) {
+				if _, err := s.reindex.Run(ctx); err != nil && ctx.Err() == nil {
+					s.log.Error("retried build failed", "err", err)
+				}
+			})
+		}
+		s.mu.Unlock()
+	}
 }
 
 // summary is a one-line form of a health report, for the log.
@@ -226,6 +261,12 @@ func (h Health) summary() string {
 	}
 	if h.Index != "ok" {
 		b.WriteString("; index: " + h.Index)
+	}
+	if h.Reindex.Problem != "" {
+		b.WriteString("; build: " + h.Reindex.Problem)
+	}
+	if o := h.Reindex.OtherProcess; o != nil {
+		fmt.Fprintf(&b, "; process %d is building the index", o.PID)
 	}
 	for _, d := range h.DegradedStages {
 		b.WriteString("; degraded: " + d)

@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/vault"
@@ -35,29 +34,12 @@ func (s *Server) vaultLanguages(db *index.DB) vault.Languages {
 	return ls
 }
 
-// languageName names a language for a caller: its name, or the script it is
-// written in when only that is known.
-func languageName(l vault.Language) string {
-	if l.Name != "" {
-		return l.Name
-	}
-	return "a language written in " + l.Script + " script"
-}
-
 // share is n of total as a whole percentage.
 func share(n, total int) int {
 	if total == 0 {
 		return 0
 	}
 	return int(math.Round(100 * float64(n) / float64(total)))
-}
-
-// joinAnd joins names as prose: "a", "a and b", "a, b and c".
-func joinAnd(names []string) string {
-	if len(names) <= 1 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // languageTarget says in what language to write the expansions: for
@@ -77,14 +59,14 @@ func languageTarget(ls vault.Languages) (keywords, answer, example string) {
 	}
 	names := make([]string, len(main))
 	for i, l := range main {
-		names[i] = languageName(l)
+		names[i] = l.Label()
 	}
 	both := "both"
 	if len(main) > 2 {
 		both = "all"
 	}
-	return fmt.Sprintf("%s of the notes' languages (%s), side by side", both, joinAnd(names)),
-		fmt.Sprintf("each of the notes' languages (%s), one sentence or two in each", joinAnd(names)),
+	return fmt.Sprintf("%s of the notes' languages (%s), side by side", both, vault.JoinAnd(names)),
+		fmt.Sprintf("each of the notes' languages (%s), one sentence or two in each", vault.JoinAnd(names)),
 		"the notes' languages, as said above"
 }
 
@@ -101,16 +83,16 @@ func LanguageRule(ls vault.Languages) string {
 			"(as vault_search and vault_read show them)" + tail
 	case len(main) == 1 && main[0].Name == "":
 		return fmt.Sprintf("The notes are written in %s that the server cannot name: write keywords and hypothetical_answer in the language of the notes "+
-			"(as vault_search and vault_read show them)"+tail, languageName(main[0]))
+			"(as vault_search and vault_read show them)"+tail, main[0].Label())
 	case len(main) == 1:
 		return fmt.Sprintf("The notes are written in %s: write keywords and hypothetical_answer in %s"+tail, main[0].Name, main[0].Name)
 	}
 	parts := make([]string, len(main))
 	for i, l := range main {
-		parts[i] = fmt.Sprintf("%s (%d%% of the notes)", languageName(l), share(l.Notes, total))
+		parts[i] = fmt.Sprintf("%s (%d%% of the notes)", l.Label(), share(l.Notes, total))
 	}
 	return fmt.Sprintf("The notes are written in several languages, %s: write keywords in each of them, side by side, and hypothetical_answer once in each"+tail,
-		joinAnd(parts))
+		vault.JoinAnd(parts))
 }
 
 // LanguageInfo is what vault_overview says of the notes' language.

@@ -22,6 +22,9 @@ type OverviewResult struct {
 	// TitlesMore being the folders left out.
 	Titles     []index.FolderTitles `json:"titles,omitempty"`
 	TitlesMore int                  `json:"titles_more_folders,omitempty"`
+	// WaitedMS is how long the call waited for the vault's first index to
+	// be built (Options.FirstIndexWait); absent when the index was there.
+	WaitedMS int64 `json:"waited_for_first_index_ms,omitempty"`
 }
 
 // OverviewFacets are the facets asked for (all of them by default), in the
@@ -47,7 +50,7 @@ func (s *Server) overview(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, release, err := s.acquire(ctx)
+	h, release, waited, err := s.acquireFirst(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +71,7 @@ func (s *Server) overview(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := OverviewResult{Notes: st.Notes, Chunks: st.Chunks, Language: languageInfo(h.db, s.langs), Dates: dates, Limit: limit}
+	out := OverviewResult{Notes: st.Notes, Chunks: st.Chunks, Language: languageInfo(h.db, s.langs), Dates: dates, Limit: limit, WaitedMS: waited.Milliseconds()}
 	if perFolder > 0 {
 		if out.Titles, out.TitlesMore, err = h.db.Titles(ctx, perFolder, limit); err != nil {
 			return nil, err

@@ -21,6 +21,11 @@ type reindexer struct {
 	// joined, when set (tests), receives one value each time a caller has
 	// joined a run, after it is queued and before it waits.
 	joined chan<- struct{}
+	// onStart and onEnd, when set, are called from the build goroutine
+	// around each run (outside mu): the server's logs to clients, progress
+	// and resource-list notifications hang on them.
+	onStart func(seq int)
+	onEnd   func(*run)
 
 	mu      sync.Mutex
 	running *run // the run in progress, nil when idle
@@ -50,6 +55,16 @@ func (r *reindexer) newRun() *run {
 // Run waits for a build that starts after the call and returns it. ctx bounds
 // only the wait: the build goes on without a caller that leaves.
 func (r *reindexer) Run(ctx context.Context) (*run, error) {
+	target, err := r.join()
+	if err != nil {
+		return nil, err
+	}
+	return r.wait(ctx, target)
+}
+
+// join queues the caller for a build that starts after the call and returns
+// that run without waiting for it.
+func (r *reindexer) join() (*run, error) {
 	r.mu.Lock()
 	if r.closing {
 		r.mu.Unlock()
@@ -72,6 +87,11 @@ func (r *reindexer) Run(ctx context.Context) (*run, error) {
 	if joined != nil {
 		joined <- struct{}{}
 	}
+	return target, nil
+}
+
+// wait waits for a run from join to end; ctx bounds only the wait.
+func (r *reindexer) wait(ctx context.Context, target *run) (*run, error) {
 	select {
 	case <-target.done:
 		if target.err != nil {
@@ -89,9 +109,18 @@ func (r *reindexer) loop(cur *run) {
 		r.mu.Lock()
 		cur.started = time.Now()
 		r.mu.Unlock()
+		if r.onStart != nil {
+			r.onStart(cur.seq)
+		}
 		rep, err := r.build(r.ctx)
+		cur.rep, cur.err = rep, err
+		if r.onEnd != nil {
+			// Before done is closed: a caller that sees its run end has had
+			// its last progress and the list_changed already sent.
+			r.onEnd(cur)
+		}
 		r.mu.Lock()
-		cur.rep, cur.err, cur.finished = rep, err, time.Now()
+		cur.finished = time.Now()
 		r.builds++
 		r.last = cur
 		close(cur.done)
@@ -120,6 +149,14 @@ type ReindexStatus struct {
 	LastAt     string       `json:"last_finished_at,omitempty"`
 	LastReport *ReportBrief `json:"last_report,omitempty"`
 	LastError  string       `json:"last_error,omitempty"`
+	// OtherProcess is the build of this index another process is running
+	// (a second server, a CLI reindex): this server serves what exists,
+	// waits for it, and picks up its result.
+	OtherProcess *index.BuildHolder `json:"other_process_building,omitempty"`
+	// Problem says why the index is not whole with no build running: the
+	// last build failed, or one stopped (killed, crashed) before embedding
+	// every chunk. The server retries it.
+	Problem string `json:"problem,omitempty"`
 }
 
 // ReportBrief is an index.Report without the file lists.

@@ -39,6 +39,9 @@ const (
 	DefaultPollInterval   = 2 * time.Second
 	DefaultDebounce       = time.Second
 	DefaultRequestTimeout = 60 * time.Second
+	// DefaultFirstIndexWait bounds how long a call waits for a first build's
+	// keyword index (Options.FirstIndexWait).
+	DefaultFirstIndexWait = 30 * time.Second
 	DefaultReindexTimeout = 10 * time.Minute
 	DefaultMaxBodyBytes   = 1 << 20
 )
@@ -73,7 +76,12 @@ type Options struct {
 	Debounce       time.Duration // how long the vault must be quiet before a reindex (default 1s)
 	RequestTimeout time.Duration // per tool call but vault_reindex (default 60s)
 	ReindexTimeout time.Duration // how long vault_reindex waits for its build (default 10m)
-	MaxBodyBytes   int64         // largest HTTP request body (default 1 MiB)
+	// FirstIndexWait is how long vault_search, vault_list, vault_overview
+	// and vault_delta wait, on a vault with no index yet, for the first
+	// build to put its keyword index in place (default 30s; negative: no
+	// wait). Past it they answer that the index is still being built.
+	FirstIndexWait time.Duration
+	MaxBodyBytes   int64 // largest HTTP request body (default 1 MiB)
 
 	// Clock is read for `now` when a search gives none, and for the index
 	// age: the wall clock is read here, at the edge, never in the pipeline.
@@ -87,6 +95,8 @@ type Options struct {
 	openIndex func(ctx context.Context, path string) (*index.DB, error)
 	// wrapEmbedder, when set (tests), wraps the embedder builds embed with.
 	wrapEmbedder func(index.Embedder) index.Embedder
+	// resourcePage, when set (tests), is the resources/list page size.
+	resourcePage int
 }
 
 // setDefaults resolves each zero field of opts to its default.
@@ -114,6 +124,9 @@ func (opts *Options) setDefaults() {
 	}
 	if opts.ReindexTimeout <= 0 {
 		opts.ReindexTimeout = DefaultReindexTimeout
+	}
+	if opts.FirstIndexWait == 0 {
+		opts.FirstIndexWait = DefaultFirstIndexWait
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
@@ -148,6 +161,9 @@ type Server struct {
 	cur     *handle
 	opening chan struct{} // closed when the open in progress (outside mu) ends
 	openErr error         // how the last open ended
+
+	events   buildEvents // a build's progress, for the callers waiting for it
+	sessions sync.Map    // the connected clients' session IDs, for log messages
 
 	ctx    context.Context // the server's lifetime: background work stops with it
 	cancel context.CancelFunc
@@ -199,7 +215,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: opts.Logger, realVault: realVault, passages: stages.NewVectorCache(20000)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.reindex = &reindexer{build: s.build, ctx: s.ctx}
+	s.reindex = &reindexer{build: s.build, ctx: s.ctx, onStart: s.onBuildStart, onEnd: s.onBuildEnd}
 	if opts.wrapBuild != nil {
 		s.reindex.build = opts.wrapBuild(s.build)
 	}
@@ -227,13 +243,14 @@ func New(opts Options) (*Server, error) {
 		opened = s.cur.db
 	}
 	s.langs = s.vaultLanguages(opened)
-	s.mcp = mcpserver.NewMCPServer("vault-rag", Version(),
+	s.mcp = mcpserver.NewMCPServer("vault-rag", Version(), append([]mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithStrictInputSchemaDefault(),
 		mcpserver.WithRecovery(),
 		mcpserver.WithInstructions(Instructions(s.langs)),
-	)
+	}, s.resourceOptions()...)...)
 	s.mcp.AddTools(s.tools()...)
+	s.addResources()
 	if s.cur == nil || opts.Watch {
 		s.background(func(ctx context.Context) {
 			r, err := s.reindex.Run(ctx)
@@ -290,22 +307,69 @@ func (s *Server) build(ctx context.Context) (index.Report, error) {
 	if s.opts.wrapEmbedder != nil {
 		emb = s.opts.wrapEmbedder(emb)
 	}
-	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: s.realVault, DBPath: s.opts.DBPath, Incremental: true, Scan: s.opts.Scan, EmbedderWhy: s.opts.EmbedderWhy})
+	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: s.realVault, DBPath: s.opts.DBPath, Incremental: true, Scan: s.opts.Scan, EmbedderWhy: s.opts.EmbedderWhy,
+		Progress: s.buildProgress,
+		// Another process building this index (a second server, a CLI
+		// reindex): wait for it, serving what exists meanwhile, then
+		// catch up on what it did not see.
+		WaitForBuild: true})
 	if err != nil {
 		return rep, fmt.Errorf("reindex: %w", err)
 	}
 	return rep, nil
 }
 
-// acquire returns the current index handle, first swapping in a rebuilt file
-// if a full build renamed one into place. The caller must call release. The
-// old handle's file is closed once its last request releases it.
+// acquire returns a view of the current index for one request: a handle on
+// a snapshot of the file (index.DB.Snapshot), reopened first if a full
+// build was copied in. The caller must call release, which ends the
+// snapshot: writers of the file wait for it. The old handle's connection is
+// closed once its last request releases it.
 //
 // Nothing slow happens under s.mu: the request that notices a swapped-in
 // file opens and checks it with the lock released, while every other request
 // goes on with the handle it has (or, with no index at all, waits for that one
 // open), and then the new handle is swapped in under the lock.
 func (s *Server) acquire(ctx context.Context) (h *handle, release func(), err error) {
+	for {
+		cur, done, err := s.acquireHandle(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		// A full rebuild is copied into the open file (index.Build): a
+		// request's statements read one snapshot of it, so they agree.
+		view, end, err := cur.db.Snapshot(ctx)
+		if err != nil {
+			done()
+			return nil, nil, fmt.Errorf("read the index: %w", err)
+		}
+		if view.Stale() {
+			// A rebuild was copied in since the handle was checked: its
+			// metadata and caches describe the old build. Reopen (or wait
+			// for the request reopening it).
+			end()
+			done()
+			s.mu.Lock()
+			wait := s.opening
+			s.mu.Unlock()
+			if wait != nil {
+				select {
+				case <-wait:
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				}
+			}
+			continue
+		}
+		env := *cur.env
+		env.DB = view
+		return &handle{db: view, env: &env}, func() { end(); done() }, nil
+	}
+}
+
+// acquireHandle returns the current index handle, first opening a rebuilt
+// one if the file now holds another build; the caller must call release.
+// acquire is what requests use.
+func (s *Server) acquireHandle(ctx context.Context) (h *handle, release func(), err error) {
 	for {
 		s.mu.Lock()
 		if s.ctx.Err() != nil {
@@ -393,6 +457,41 @@ func (s *Server) acquire(ctx context.Context) (h *handle, release func(), err er
 	}
 }
 
+// firstIndexPoll is how often a call waiting for a first build looks for
+// its index: the open it retries is a stat while there is no file.
+const firstIndexPoll = 100 * time.Millisecond
+
+// acquireFirst is acquire for the calls that read the index, which on a
+// vault with no index yet wait up to FirstIndexWait for a running first
+// build to put its keyword index in place (index.Build writes it before it
+// embeds) instead of failing at once. waited is how long it waited, 0 when
+// the index was there.
+func (s *Server) acquireFirst(ctx context.Context) (h *handle, release func(), waited time.Duration, err error) {
+	start, polled := time.Now(), false
+	for {
+		h, release, err = s.acquire(ctx)
+		if err == nil || !errors.Is(err, index.ErrNoIndex) || s.opts.FirstIndexWait < 0 {
+			break
+		}
+		if st := s.reindex.status(); !st.Running && !st.Queued || time.Since(start) >= s.opts.FirstIndexWait {
+			break
+		}
+		polled = true
+		s.waitProgress(ctx, start)
+		select {
+		case <-ctx.Done():
+			return nil, nil, time.Since(start), err
+		case <-s.ctx.Done():
+			return nil, nil, time.Since(start), errShuttingDown
+		case <-time.After(firstIndexPoll):
+		}
+	}
+	if err == nil && polled {
+		waited = time.Since(start)
+	}
+	return h, release, waited, err
+}
+
 // openIndex opens the index file (tests may hook it, to hold an open).
 func (s *Server) openIndex(ctx context.Context) (*index.DB, error) {
 	if s.opts.openIndex != nil {
@@ -406,11 +505,11 @@ func (s *Server) noIndex(err error) error {
 	st := s.reindex.status()
 	switch {
 	case st.Running:
-		return fmt.Errorf("no index yet: it is being built in the background (run %d, %s so far); call vault_reindex to wait for it, or retry shortly (%v)", st.RunningSeq, st.RunningFor, err)
+		return fmt.Errorf("no index yet: it is being built in the background (run %d, %s so far); call vault_reindex to wait for it, or retry shortly (%w)", st.RunningSeq, st.RunningFor, err)
 	case st.LastError != "":
-		return fmt.Errorf("no index: the last build failed (%s); fix that and call vault_reindex (%v)", st.LastError, err)
+		return fmt.Errorf("no index: the last build failed (%s); fix that and call vault_reindex (%w)", st.LastError, err)
 	}
-	return fmt.Errorf("no index yet (%v); call vault_reindex to build it", err)
+	return fmt.Errorf("no index yet (%w); call vault_reindex to build it", err)
 }
 
 // callLimit is the longest a tool call may take.

@@ -185,7 +185,10 @@ func TestNoIndexYet(t *testing.T) {
 	vault := tinyVault(t)
 	db := filepath.Join(t.TempDir(), "sub", "vault.db")
 	g := newGate()
-	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.wrapBuild = vault, db, g.wrap })
+	// A short wait for the first index: past it, the calls say why.
+	s := newServer(t, func(o *Options) {
+		o.VaultPath, o.DBPath, o.wrapBuild, o.FirstIndexWait = vault, db, g.wrap, 300*time.Millisecond
+	})
 	c := connectStdio(t, s)
 	<-g.started // New started a build at once
 	if msg := callErr(t, c, ToolList, nil); !strings.Contains(msg, "no index yet") {
@@ -228,6 +231,84 @@ func TestNoIndexYet(t *testing.T) {
 	}
 }
 
+// TestFirstSearchWaits: a call sent while the first build has no index in
+// place yet waits for it and answers, saying it waited; one whose wait is
+// disabled answers at once with the reason.
+func TestFirstSearchWaits(t *testing.T) {
+	vault := tinyVault(t)
+	db := filepath.Join(t.TempDir(), "vault.db")
+	g := newGate()
+	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.wrapBuild = vault, db, g.wrap })
+	c := connectStdio(t, s)
+	<-g.started
+	type answer struct {
+		text  string
+		isErr bool
+		err   error
+	}
+	calls := map[string]map[string]any{ToolSearch: {"query": "idempotency"}, ToolList: nil, ToolOverview: nil}
+	done := map[string]chan answer{}
+	for tool, args := range calls {
+		done[tool] = make(chan answer, 1)
+		go func() {
+			text, isErr, err := callRaw(c, tool, args)
+			done[tool] <- answer{text, isErr, err}
+		}()
+	}
+	// The calls are waiting (none can answer: the build has not begun).
+	time.Sleep(3 * firstIndexPoll)
+	for tool, ch := range done {
+		select {
+		case a := <-ch:
+			t.Fatalf("%s answered before the first index existed: %+v", tool, a)
+		default:
+		}
+	}
+	close(g.open)
+	for tool, ch := range done {
+		a := <-ch
+		if a.err != nil || a.isErr {
+			t.Fatalf("%s during the first build: %v %s", tool, a.err, a.text)
+		}
+		var out struct {
+			WaitedMS int64           `json:"waited_for_first_index_ms"`
+			Notes    json.RawMessage `json:"notes"` // a list, or overview's count
+		}
+		if err := json.Unmarshal([]byte(a.text), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.WaitedMS <= 0 {
+			t.Errorf("%s waited for the first index but does not say so: %s", tool, a.text)
+		}
+		if n := string(out.Notes); n == "[]" || n == "0" || n == "" {
+			t.Errorf("%s after the wait found nothing: %s", tool, a.text)
+		}
+	}
+	// The index is there now: no wait, nothing said.
+	text, _ := call(t, c, ToolSearch, map[string]any{"query": "idempotency"})
+	if strings.Contains(text, "waited_for_first_index_ms") {
+		t.Errorf("a search of a built index says it waited: %s", text)
+	}
+
+	// With the wait disabled, a call answers at once that the index is
+	// being built.
+	vault2 := tinyVault(t)
+	g2 := newGate()
+	s2 := newServer(t, func(o *Options) {
+		o.VaultPath, o.DBPath, o.wrapBuild, o.FirstIndexWait = vault2, filepath.Join(t.TempDir(), "vault.db"), g2.wrap, -1
+	})
+	c2 := connectStdio(t, s2)
+	<-g2.started
+	if msg := callErr(t, c2, ToolSearch, map[string]any{"query": "idempotency"}); !strings.Contains(msg, "being built") {
+		t.Errorf("search with no wait: %q", msg)
+	}
+	close(g2.open)
+}
+
+// TestFullRebuildIsSwappedIn: a full rebuild by another builder is copied
+// into the served file; a request in flight keeps reading the build it
+// started on (its snapshot) and the copy waits for it; then the server
+// serves the rebuild and closes the old handle once nothing uses it.
 func TestFullRebuildIsSwappedIn(t *testing.T) {
 	vault := tinyVault(t)
 	db := filepath.Join(t.TempDir(), "vault.db")
@@ -240,34 +321,48 @@ func TestFullRebuildIsSwappedIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
-	old, release, err := s.acquire(ctx) // a request in flight on the old file
+	old, release, err := s.acquire(ctx) // a request in flight on the old build
 	if err != nil {
 		t.Fatal(err)
 	}
+	oldHandle := s.cur
 	if err := writeFile(filepath.Join(vault, "knowledge", "zebra.md"), []byte("# Zebra crossings\n\nStripes.\n")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
+	built := make(chan error, 1)
+	go func() {
+		_, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db})
+		built <- err
+	}()
+	// The request goes on reading the build it started on while the
+	// rebuild waits to be copied in.
+	time.Sleep(500 * time.Millisecond)
+	select {
+	case err := <-built:
+		t.Fatalf("the rebuild was copied in under a request in flight (err %v)", err)
+	default:
+	}
+	if _, total, err := old.db.List(ctx, index.Filter{PathPrefix: "knowledge/zebra.md"}, 0, 10); err != nil || total != 0 {
+		t.Fatalf("the request in flight saw another build: %d notes, %v", total, err)
+	}
+	release()
+	if err := <-built; err != nil {
 		t.Fatal(err)
 	}
 	c := connectStdio(t, s)
 	var out listOut
 	callOK(t, c, ToolList, map[string]any{"path": "knowledge/zebra.md"}, &out)
 	if out.Total != 1 {
-		t.Fatalf("the rebuilt index was not swapped in: %+v", out)
+		t.Fatalf("the rebuilt index was not served: %+v", out)
 	}
-	if _, err := old.db.Stats(ctx); err != nil {
-		t.Fatalf("the old file was closed under a request in flight: %v", err)
-	}
-	release()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		_, err := old.db.Stats(ctx)
+		_, err := oldHandle.db.Stats(ctx)
 		if err != nil {
 			break // closed once its last request finished
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the old index file was never closed")
+			t.Fatal("the old index handle was never closed")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -890,11 +985,11 @@ func serveStdio(t *testing.T, cmd *exec.Cmd, wantConfig string) {
 func TestHealthLanguage(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name, note, script string
-		warn               bool
+		name, note, script, lang string
+		warn                     bool
 	}{
-		{"English vault", "# Leases\n\nA lease expires when its holder stops renewing it in time.\n", "Latin", false},
-		{"Russian vault", "# Аренда\n\nАренда истекает, когда держатель перестаёт её продлевать вовремя.\n", "Cyrillic", true},
+		{"English vault", "# Leases\n\nA lease expires when its holder stops renewing it in time, and the server should check which node holds it.\n", "Latin", "English", false},
+		{"Russian vault", "# Аренда\n\nАренда истекает, когда держатель перестаёт её продлевать вовремя, и это нужно знать.\n", "Cyrillic", "Russian", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vault := t.TempDir()
@@ -910,6 +1005,9 @@ func TestHealthLanguage(t *testing.T) {
 			h := s.Health(ctx)
 			if h.Language == nil || h.Language.Script != tc.script || h.Language.Embedder != models.DefaultEmbedder || h.Language.Share < 0.9 {
 				t.Fatalf("language %+v, want %s by %s", h.Language, tc.script, models.DefaultEmbedder)
+			}
+			if h.Language.Name != tc.lang {
+				t.Errorf("language name %q, want %q (as the instructions name it)", h.Language.Name, tc.lang)
 			}
 			if got := h.Language.Warning != ""; got != tc.warn || (tc.warn && !strings.Contains(h.Language.Warning, "Cyrillic")) {
 				t.Errorf("warning %q, want one: %v", h.Language.Warning, tc.warn)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -106,7 +107,8 @@ func Tools(ls vault.Languages) []mcp.Tool {
 			LanguageRule(ls) + " " +
 			"The filters take the vault's own values: vault_overview lists them. " +
 			"Returns ranked notes with path, title, heading, snippet and score; what each stage did (the vector stage says how a filtered search ended: " +
-			`"filled", "drained" (no more in scope) or "ladder-end" (stopped looking)); the notes linked to and from the top hit; and any degraded capability.`),
+			`"filled", "drained" (no more in scope) or "ladder-end" (stopped looking)); the notes linked to and from the top hit; and any degraded capability. ` +
+			fmt.Sprintf("On a vault whose first index is still being built, it waits up to %g s for the keyword index, and says how far the vectors are.", DefaultFirstIndexWait.Seconds())),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("What to look for, in plain words or exact tokens (error codes, config keys).")),
 		mcp.WithString("keywords", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(KeywordsDescription(ls))),
 		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription(ls))),
@@ -156,7 +158,8 @@ func Tools(ls vault.Languages) []mcp.Tool {
 		),
 		mcp.NewTool(ToolReindex,
 			mcp.WithDescription("Bring the index up to date with the vault: an incremental build that re-embeds only changed notes. Concurrent calls share one run; searches keep working meanwhile. "+
-				"Returns what changed and how long it took. The server also reindexes by itself when notes change."),
+				"Returns what changed and how long it took. The server also reindexes by itself when notes change. "+
+				"Called with a progressToken, it sends progress notifications: the chunks embedded of those to embed, a few a second at most, and a last one when the build ends."),
 			mcp.WithSchemaAdditionalProperties(false),
 			mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: "Reindex the vault", ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}),
 		),
@@ -212,7 +215,7 @@ func (s *Server) wrap(t mcp.Tool, h func(context.Context, args) (any, error)) mc
 		if t.Name == ToolReindex {
 			limit = s.opts.ReindexTimeout // a first, full build may take minutes
 		}
-		ctx, cancel := context.WithTimeout(ctx, limit)
+		ctx, cancel := context.WithTimeout(withProgressToken(ctx, req.Params.Meta), limit)
 		defer cancel()
 		out, err := h(ctx, a)
 		if err != nil {
@@ -242,6 +245,14 @@ type SearchResult struct {
 	// Vectors says how far the index's vectors are: while a first build
 	// embeds, the vector branch ranks only the chunks embedded so far.
 	Vectors index.Coverage `json:"vectors"`
+	// WaitedMS is how long the call waited for the vault's first index to
+	// be built (Options.FirstIndexWait); absent when the index was there.
+	WaitedMS int64 `json:"waited_for_first_index_ms,omitempty"`
+	// Building is the build of this index another process is running
+	// (a second server, a CLI reindex), said while the vectors are
+	// incomplete: this answer is from what exists, and the finished index is
+	// picked up by itself.
+	Building *index.BuildHolder `json:"other_process_building,omitempty"`
 }
 
 // ScopeInfo says how a filtered search ended.
@@ -302,7 +313,7 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 	if err := s.checkModels(cfg); err != nil {
 		return nil, err
 	}
-	h, release, err := s.acquire(ctx)
+	h, release, waited, err := s.acquireFirst(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +329,12 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := SearchResult{Result: res, Now: now.Format(time.RFC3339), Degraded: s.degradedStages(), Vectors: cov}
+	out := SearchResult{Result: res, Now: now.Format(time.RFC3339), Degraded: s.degradedStages(), Vectors: cov, WaitedMS: waited.Milliseconds()}
+	if !cov.Complete() {
+		if holder, running, err := index.RunningBuild(s.opts.DBPath); err == nil && running && holder.PID != os.Getpid() {
+			out.Building = &holder
+		}
+	}
 	if !f.Empty() {
 		out.Scope = &ScopeInfo{Filter: f}
 		var outcomes []string
@@ -368,13 +384,19 @@ func (s *Server) read(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.readNote(ctx, raw, want)
+}
+
+// readNote is vault_read, and resources/read, for a path as the client gave
+// it (checked here) and an optional section.
+func (s *Server) readNote(_ context.Context, raw, want string) (ReadResult, error) {
 	rel, err := vault.CleanNotePath(raw)
 	if err != nil {
-		return nil, err
+		return ReadResult{}, err
 	}
 	data, fi, err := vault.ReadNote(s.realVault, rel)
 	if err != nil {
-		return nil, err
+		return ReadResult{}, err
 	}
 	n := vault.ParseNote(rel, data, fi.ModTime().UTC())
 	secs := vault.ChunkNote(n.Title, n.Body, nil, 0) // the "## " sections, unsplit
@@ -398,9 +420,9 @@ func (s *Server) read(ctx context.Context, a args) (any, error) {
 	}
 	if len(parts) == 0 {
 		if len(out.Headings) == 0 {
-			return nil, fmt.Errorf("note %s has no %q section: it has no \"## \" sections at all", rel, key)
+			return ReadResult{}, fmt.Errorf("note %s has no %q section: it has no \"## \" sections at all", rel, key)
 		}
-		return nil, fmt.Errorf("note %s has no %q section; its sections are: %s", rel, key, quoteAll(out.Headings))
+		return ReadResult{}, fmt.Errorf("note %s has no %q section; its sections are: %s", rel, key, quoteAll(out.Headings))
 	}
 	out.Content = strings.Join(parts, "\n\n")
 	return out, nil
@@ -413,6 +435,9 @@ type ListResult struct {
 	Limit      int        `json:"limit"`
 	NextOffset *int       `json:"next_offset,omitempty"`
 	Notes      []ListNote `json:"notes"`
+	// WaitedMS is how long the call waited for the vault's first index to
+	// be built (Options.FirstIndexWait); absent when the index was there.
+	WaitedMS int64 `json:"waited_for_first_index_ms,omitempty"`
 }
 
 // ListNote is one note of a listing.
@@ -443,7 +468,7 @@ func (s *Server) list(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, release, err := s.acquire(ctx)
+	h, release, waited, err := s.acquireFirst(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +477,7 @@ func (s *Server) list(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := ListResult{Total: total, Offset: offset, Limit: limit, Notes: []ListNote{}}
+	out := ListResult{Total: total, Offset: offset, Limit: limit, Notes: []ListNote{}, WaitedMS: waited.Milliseconds()}
 	for _, r := range rows {
 		out.Notes = append(out.Notes, listNote(r))
 	}
@@ -471,7 +496,7 @@ type ReindexResult struct {
 }
 
 func (s *Server) reindexTool(ctx context.Context, a args) (any, error) {
-	r, err := s.reindex.Run(ctx)
+	r, err := s.reindexWithProgress(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -97,6 +98,31 @@ func chooseEmbedder(ctx context.Context, m models.Manifest, asked, vaultDir, db 
 }
 
 func vaultPath() string { return envOr("VAULT_PATH", "vault") }
+
+// indexVault is the vault of a command that reads an index (search,
+// status): the one the user named (--vault, VAULT_PATH); else, when only the
+// index is named (--db, DB_PATH), the vault that index was built from; else
+// flagVault's default, ./vault. fromIndex says the index chose it: the
+// command then needs no vault folder here, as it reads only the index.
+func indexVault(ctx context.Context, fs *flag.FlagSet, flagVault, flagDB string) (vault string, fromIndex bool) {
+	named := os.Getenv("VAULT_PATH") != ""
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "vault" {
+			named = true
+		}
+	})
+	db := flagDB
+	if db == "" {
+		db = os.Getenv("DB_PATH")
+	}
+	if named || db == "" {
+		return flagVault, false
+	}
+	if built := index.BuiltFrom(ctx, db); built != "" {
+		return built, true
+	}
+	return flagVault, false
+}
 
 // dbFlagUsage is the --db flag's help, the same for every command.
 const dbFlagUsage = "the index `file` (default: the vault's own, $VAULT_RAG_DATA/" + index.IndexDir + "/NAME-HASH.db) [DB_PATH]"

@@ -54,6 +54,13 @@ func cmdReindex(ctx context.Context, args []string) error {
 	opts := index.BuildOptions{VaultPath: *vault, DBPath: *db, Incremental: *incremental, Scan: scanOptions(), Force: *force}
 	opts.EmbedderWhy = record
 	opts.Progress = newProgressLine(os.Stderr, isTerminal(os.Stderr), *every, time.Now).update
+	// One build of an index at a time, across processes (a server's
+	// included): this one waits for a running one, then runs, which after
+	// it re-reads only what changed.
+	opts.WaitForBuild = true
+	if h, running, err := index.RunningBuild(*db); err == nil && running {
+		fmt.Fprintf(os.Stderr, "reindex: %s; waiting for it to end (Ctrl-C stops waiting)\n", (&index.BuildRunningError{DBPath: *db, Holder: h}).Error())
+	}
 	rep, err := index.Build(ctx, emb, opts)
 	if err != nil {
 		return vaultMismatchHint(err)

@@ -107,7 +107,7 @@ func cmdSearch(ctx context.Context, args []string) error {
 	k := fs.Int("k", 10, "notes to return")
 	keywords := fs.String("keywords", "", "the words a note that answers would contain (what an MCP client sends as keywords)")
 	answer := fs.String("answer", "", "a passage written as the note that answers (what an MCP client sends as hypothetical_answer)")
-	vault := fs.String("vault", vaultPath(), "the vault folder [VAULT_PATH]")
+	vault := fs.String("vault", vaultPath(), "the vault folder (default: with only --db or DB_PATH named, the vault that index was built from, else ./vault) [VAULT_PATH]")
 	db := fs.String("db", "", dbFlagUsage)
 	root := fs.String("root", configRoot(), "folder holding configs/ and experiments/ [VAULT_RAG_ROOT]")
 	ff := addFilterFlags(fs)
@@ -120,8 +120,12 @@ func cmdSearch(ctx context.Context, args []string) error {
 		fs.Usage() // parseFlags left the output on stderr
 		return exitError{code: 2}
 	}
-	if err := checkVault(*vault); err != nil {
-		return err
+	v, fromIndex := indexVault(ctx, fs, *vault, *db)
+	*vault = v
+	if !fromIndex {
+		if err := checkVault(*vault); err != nil {
+			return err
+		}
 	}
 	now, err := parseNow(*nowFlag)
 	if err != nil {

@@ -27,6 +27,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	debounce := fs.Duration("debounce", server.DefaultDebounce, "how long the vault must be quiet before the watcher reindexes")
 	timeout := fs.Duration("timeout", server.DefaultRequestTimeout, "time limit of one tool call (but vault_reindex)")
 	reindexTimeout := fs.Duration("reindex-timeout", server.DefaultReindexTimeout, "how long vault_reindex waits for its build (the build goes on after)")
+	firstWait := fs.Duration("first-index-wait", server.DefaultFirstIndexWait, "how long vault_search, vault_list and vault_overview wait for a first build's keyword index before answering that it is still being built (negative: no wait)")
 	origins := fs.String("allow-origin", os.Getenv("VAULT_RAG_ALLOWED_ORIGINS"), "comma-separated Origin values allowed besides loopback ones [VAULT_RAG_ALLOWED_ORIGINS]")
 	hosts := fs.String("allow-host", os.Getenv("VAULT_RAG_ALLOWED_HOSTS"), "comma-separated Host names allowed besides loopback and the bound host [VAULT_RAG_ALLOWED_HOSTS]")
 	verbose := fs.Bool("v", false, "log debug detail")
@@ -59,6 +60,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		ConfigName:     *cfgName,
 		Registry:       reg,
 		Addr:           *addr,
+		FirstIndexWait: *firstWait,
 		Token:          os.Getenv("VAULT_RAG_TOKEN"),
 		AllowedOrigins: serveList(*origins),
 		AllowedHosts:   serveList(*hosts),

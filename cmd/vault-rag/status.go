@@ -28,19 +28,24 @@ type statusReport struct {
 	IndexBytes  int64  `json:"index_bytes,omitempty"`
 	// IndexProblem says why the index cannot be used: missing, damaged, of
 	// another schema, or built from another vault.
-	IndexProblem string           `json:"index_problem,omitempty"`
-	Notes        int              `json:"notes"`
-	Chunks       int              `json:"chunks"`
-	Links        int              `json:"links"`
-	Embedder     string           `json:"embedder,omitempty"`
-	EmbedderWhy  string           `json:"embedder_why,omitempty"`
-	Script       string           `json:"script,omitempty"`
-	ScriptShare  float64          `json:"script_share,omitempty"`
-	Vectors      *index.Coverage  `json:"vectors,omitempty"`
-	BuiltAt      *time.Time       `json:"built_at,omitempty"` // the last full build
-	LastBuild    *index.LastBuild `json:"last_build,omitempty"`
-	Warnings     []string         `json:"warnings"`
-	Server       serverStatus     `json:"server"`
+	IndexProblem string `json:"index_problem,omitempty"`
+	Notes        int    `json:"notes"`
+	Chunks       int    `json:"chunks"`
+	Links        int    `json:"links"`
+	Embedder     string `json:"embedder,omitempty"`
+	EmbedderWhy  string `json:"embedder_why,omitempty"`
+	// Language names the notes' main languages ("English", "Chinese and
+	// English"), as the server tells its clients.
+	Language    string           `json:"language,omitempty"`
+	Script      string           `json:"script,omitempty"`
+	ScriptShare float64          `json:"script_share,omitempty"`
+	Vectors     *index.Coverage  `json:"vectors,omitempty"`
+	BuiltAt     *time.Time       `json:"built_at,omitempty"` // the last full build
+	LastBuild   *index.LastBuild `json:"last_build,omitempty"`
+	// Building is the build of the index running now, in any process.
+	Building *index.BuildHolder `json:"building,omitempty"`
+	Warnings []string           `json:"warnings"`
+	Server   serverStatus       `json:"server"`
 }
 
 // serverStatus is what the server at the configured address says, if one runs.
@@ -54,7 +59,7 @@ type serverStatus struct {
 func cmdStatus(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the status as JSON")
-	vault := fs.String("vault", vaultPath(), "the vault folder [VAULT_PATH]")
+	vault := fs.String("vault", vaultPath(), "the vault folder (default: with only --db or DB_PATH named, the vault that index was built from, else ./vault) [VAULT_PATH]")
 	db := fs.String("db", "", dbFlagUsage)
 	addr := fs.String("addr", envOr("VAULT_RAG_ADDR", server.DefaultAddr), "where a running server's /health is asked [VAULT_RAG_ADDR]")
 	fs.Usage = func() {
@@ -64,6 +69,7 @@ func cmdStatus(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args, operands{}); err != nil {
 		return err
 	}
+	*vault, _ = indexVault(ctx, fs, *vault, *db)
 	var err error
 	if *db, err = indexPath(*db, *vault); err != nil {
 		return err
@@ -129,10 +135,16 @@ func readStatus(ctx context.Context, vault, db string) statusReport {
 	}
 	st.Embedder, st.EmbedderWhy = d.Embedder(), d.Meta("embedder_why")
 	st.Script, st.ScriptShare = d.Script()
+	st.Language = d.Languages().Describe()
 	if cov, err := d.Coverage(ctx); err == nil {
 		st.Vectors = &cov
 		if !cov.Complete() {
-			st.Warnings = append(st.Warnings, fmt.Sprintf("%d of %d chunks have no vector yet: keyword search finds every note, vector search only the embedded ones; a running reindex or server goes on embedding (a stopped one resumes at the next reindex or serve)", cov.Chunks-cov.Embedded, cov.Chunks))
+			st.Warnings = append(st.Warnings, fmt.Sprintf("%d of %d chunks have no vector yet: keyword search finds every note, vector search only the embedded ones", cov.Chunks-cov.Embedded, cov.Chunks))
+			if h, running, err := index.RunningBuild(db); err == nil && running {
+				st.Building = &h
+			} else {
+				st.Warnings = append(st.Warnings, "no build is running: the last one stopped before embedding every chunk (its process ended); `vault-rag reindex`, or a server started on this vault, finishes it")
+			}
 		}
 	}
 	if lb, ok, err := d.LastBuild(ctx); err == nil && ok {
@@ -203,8 +215,11 @@ func printStatus(w io.Writer, st statusReport) {
 		}
 		row("embedder", "%s (%s)", st.Embedder, why)
 	}
-	if st.Script != "" {
-		row("language", "%s, %.0f%% of the letters", st.Script, 100*st.ScriptShare)
+	switch {
+	case st.Language != "" && st.Script != "":
+		row("language", "%s (%s script, %.0f%% of the letters)", st.Language, st.Script, 100*st.ScriptShare)
+	case st.Script != "":
+		row("language", "%s script, %.0f%% of the letters", st.Script, 100*st.ScriptShare)
 	}
 	if v := st.Vectors; v != nil {
 		pct := 100
@@ -212,6 +227,9 @@ func printStatus(w io.Writer, st statusReport) {
 			pct = v.Embedded * 100 / v.Chunks
 		}
 		row("vectors", "%d of %d chunks embedded (%d%%)", v.Embedded, v.Chunks, pct)
+	}
+	if b := st.Building; b != nil {
+		row("building", "a %s build by process %d, since %s", b.Mode, b.PID, b.Started.Local().Format("2006-01-02 15:04:05 MST"))
 	}
 	if lb := st.LastBuild; lb != nil {
 		row("built", "%s, %s, took %s", lb.At.Local().Format("2006-01-02 15:04 MST"), lb.Mode, lb.Took.Round(100*time.Millisecond))

@@ -41,6 +41,23 @@ func TestIndexPerVault(t *testing.T) {
 		t.Errorf("search of the second vault: %s", r)
 	}
 
+	// Only the index named, from a folder with no vault/: the index's own
+	// vault is used, by --db and by DB_PATH alike.
+	empty := t.TempDir()
+	if r := mustRun(t, empty, "", "", "search", "--root", repoRoot, "--db", ownB, "--json", "rye proof"); !strings.Contains(r.stdout, "bread.md") {
+		t.Errorf("search --db with no vault named: %s", r)
+	}
+	if r := mustRun(t, empty, "", ownB, "search", "--root", repoRoot, "rye proof"); !strings.Contains(r.stdout, "bread.md") {
+		t.Errorf("search with DB_PATH and no vault named: %s", r)
+	}
+	if r := mustRun(t, empty, "", "", "status", "--db", ownB, "--addr", "127.0.0.1:1"); !strings.Contains(r.stdout, b) || strings.Contains(r.stdout, "does not exist") || strings.Contains(r.stdout, "built from") {
+		t.Errorf("status --db with no vault named should report the index's own vault: %s", r)
+	}
+	// A vault named and different is still refused, from that folder too.
+	if r := run(t, empty, a, "", "search", "--root", repoRoot, "--db", ownB, "bread"); r.code == 0 || !strings.Contains(r.stderr, "built from the vault") {
+		t.Errorf("search --db with another vault named: want the refusal, got %s", r)
+	}
+
 	// The second vault pointed at the first one's index.
 	for _, args := range [][]string{
 		{"search", "--root", repoRoot, "--db", ownA, "bread"},
@@ -63,7 +80,7 @@ func TestIndexPerVault(t *testing.T) {
 		t.Fatalf("status --json: %v\n%s", err, r)
 	}
 	if st.Index != ownB || st.Notes != 1 || st.Chunks == 0 || st.Vectors == nil || !st.Vectors.Complete() || st.IndexProblem != "" ||
-		st.Embedder == "" || !strings.Contains(st.EmbedderWhy, "Latin") || st.LastBuild == nil || st.LastBuild.Mode != "full" || st.Server.Running {
+		st.Embedder == "" || !strings.Contains(st.EmbedderWhy, "Latin") || !strings.Contains(st.Language, "Latin script") || st.LastBuild == nil || st.LastBuild.Mode != "full" || st.Server.Running {
 		t.Errorf("status --json of the second vault: %+v", st)
 	}
 	if r := mustRun(t, dir, b, "", "status", "--addr", "127.0.0.1:1"); !strings.Contains(r.stdout, ownB) || !strings.Contains(r.stdout, "1 notes") || !strings.Contains(r.stdout, "none at 127.0.0.1:1") {

@@ -64,6 +64,34 @@ func (ls Languages) Main() Languages {
 	return out
 }
 
+// Label names a language for a reader: its name, or the script it is
+// written in when only that is known.
+func (l Language) Label() string {
+	if l.Name != "" {
+		return l.Name
+	}
+	return "a language written in " + l.Script + " script"
+}
+
+// Describe names the vault's main languages (Main) as prose: "English",
+// "Chinese and English", or "" when no note was counted.
+func (ls Languages) Describe() string {
+	main := ls.Main()
+	names := make([]string, len(main))
+	for i, l := range main {
+		names[i] = l.Label()
+	}
+	return JoinAnd(names)
+}
+
+// JoinAnd joins names as prose: "a", "a and b", "a, b and c".
+func JoinAnd(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 // FilesLanguages counts a vault's notes by the language of their text
 // (NoteLanguage). A note whose Latin or Cyrillic text names no language
 // counts for the language most of that script's notes are in, when there is

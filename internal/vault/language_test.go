@@ -120,3 +120,30 @@ func TestStopWordsDistinct(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribe: a vault's main languages named as prose, the way status,
+// /health and the server's instructions name them.
+func TestDescribe(t *testing.T) {
+	en := Language{Name: "English", Script: "Latin", Notes: 90}
+	zh := Language{Name: "Chinese", Script: "Han", Notes: 60}
+	fr := Language{Name: "French", Script: "Latin", Notes: 30}
+	cy := Language{Script: "Cyrillic", Notes: 10}
+	for _, tc := range []struct {
+		name string
+		ls   Languages
+		want string
+	}{
+		{"none counted", nil, ""},
+		{"one language", Languages{en}, "English"},
+		{"a dominant one hides the rest", Languages{en, {Name: "German", Script: "Latin", Notes: 5}}, "English"},
+		{"two main ones", Languages{zh, fr}, "Chinese and French"},
+		{"three main ones", Languages{{Name: "English", Script: "Latin", Notes: 40}, zh, fr}, "English, Chinese and French"},
+		{"only the script known", Languages{cy}, "a language written in Cyrillic script"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.ls.Describe(); got != tc.want {
+				t.Errorf("Describe() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,129 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/models"
+)
+
+// otherBuilderEnv marks the child process of TestOtherProcessBuilding: a
+// first build of OTHER_VAULT into OTHER_DB whose embedder hangs at its
+// first call (after the keyword index is in place), holding the build lock
+// until the process is killed.
+const otherBuilderEnv = "VAULT_RAG_SERVER_TEST_BUILDER"
+
+func TestOtherBuilderProcess(t *testing.T) {
+	if os.Getenv(otherBuilderEnv) == "" {
+		t.Skip("the child process of TestOtherProcessBuilding, run by it")
+	}
+	emb, err := fx.reg.Embedder(context.Background(), models.DefaultEmbedder)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	_, err = index.Build(context.Background(), &hangingEmbedder{Embedder: emb, marker: os.Getenv("OTHER_MARKER")},
+		index.BuildOptions{VaultPath: os.Getenv("OTHER_VAULT"), DBPath: os.Getenv("OTHER_DB")})
+	fmt.Println("error: the build ended:", err)
+}
+
+// hangingEmbedder is an embedder whose first EmbedPassages writes marker
+// and never returns.
+type hangingEmbedder struct {
+	index.Embedder
+	marker string
+}
+
+func (h *hangingEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := os.WriteFile(h.marker, nil, 0o644); err != nil {
+		return nil, err
+	}
+	time.Sleep(time.Hour) // killed before it wakes
+	return nil, errors.New("not killed")
+}
+
+// TestOtherProcessBuilding: a server started while another process builds
+// its vault's first index serves the keyword index that build put in place,
+// says that process is building (in search answers and /health, which does
+// not call that a failure), does not start a build of its own beside it,
+// and, when that process is killed mid-way, takes the build over and ends
+// with every chunk embedded.
+func TestOtherProcessBuilding(t *testing.T) {
+	vault := tinyVault(t)
+	dir := t.TempDir()
+	db, marker := filepath.Join(dir, "vault.db"), filepath.Join(dir, "embedding")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(exe, "-test.run=^TestOtherBuilderProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), otherBuilderEnv+"=1", "OTHER_VAULT="+vault, "OTHER_DB="+db, "OTHER_MARKER="+marker)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("the other builder exited before embedding: %s", out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other builder never reached its embedding: %s", out.String())
+		}
+	}
+
+	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
+	c := connectStdio(t, s)
+	var res struct {
+		Notes    []struct{ Path string } `json:"notes"`
+		Building *index.BuildHolder      `json:"other_process_building"`
+	}
+	callOK(t, c, ToolSearch, map[string]any{"query": "idempotency", "config": "keyword"}, &res)
+	if len(res.Notes) == 0 || res.Building == nil || res.Building.PID != cmd.Process.Pid {
+		t.Errorf("search while process %d builds: want its keyword hits and that process named, got %+v", cmd.Process.Pid, res)
+	}
+	h := s.Health(context.Background())
+	if h.Reindex.OtherProcess == nil || h.Reindex.OtherProcess.PID != cmd.Process.Pid || h.Reindex.Problem != "" || h.Status == StatusError {
+		t.Errorf("health while another process builds: status %s, reindex %+v", h.Status, h.Reindex)
+	}
+
+	// The other builder dies mid-way: this server's build, waiting for the
+	// lock, takes over and embeds every chunk.
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		h = s.Health(context.Background())
+		if h.Vectors != nil && h.Vectors.Complete() && !h.Reindex.Running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed builder's index was not completed: %+v", h)
+		}
+	}
+	if h.Status != StatusOK || h.Reindex.OtherProcess != nil || h.Reindex.Problem != "" || h.Reindex.LastError != "" {
+		t.Errorf("health after the take-over: status %s, reindex %+v", h.Status, h.Reindex)
+	}
+	res.Notes, res.Building = nil, nil
+	callOK(t, c, ToolSearch, map[string]any{"query": "rye loaves"}, &res)
+	if len(res.Notes) == 0 || res.Building != nil {
+		t.Errorf("search after the take-over: %+v", res)
+	}
+}
