@@ -505,7 +505,11 @@ func (s *Server) noIndex(err error) error {
 	st := s.reindex.status()
 	switch {
 	case st.Running:
-		return fmt.Errorf("no index yet: it is being built in the background (run %d, %s so far); call vault_reindex to wait for it, or retry shortly (%w)", st.RunningSeq, st.RunningFor, err)
+		where := ""
+		if _, last := s.events.current(); last != nil && last.Total > 0 {
+			where = fmt.Sprintf(", %s %d of %d", last.Phase, last.Done, last.Total)
+		}
+		return fmt.Errorf("no index yet: it is being built in the background (run %d, %s so far%s); call vault_reindex to wait for it, or retry shortly (%w)", st.RunningSeq, st.RunningFor, where, err)
 	case st.LastError != "":
 		return fmt.Errorf("no index: the last build failed (%s); fix that and call vault_reindex (%w)", st.LastError, err)
 	}
