@@ -44,7 +44,7 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 			os.Remove(tmp + "-journal")
 		}
 	}()
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(context.WithoutCancel(ctx), nil) // not tied to ctx: see embedCache.put
 	if err != nil {
 		return rep, err
 	}

@@ -137,7 +137,7 @@ func writeChanges(ctx context.Context, db *sql.DB, emb Embedder, opts BuildOptio
 	if err := setDirty(opts.DBPath); err != nil {
 		return err
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(context.WithoutCancel(ctx), nil) // not tied to ctx: see embedCache.put
 	if err != nil {
 		clearDirty(opts.DBPath)
 		return err

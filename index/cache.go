@@ -138,18 +138,30 @@ func (c *embedCache) blob(ctx context.Context, hash string) ([]byte, error) {
 
 // put stores one batch of vectors and commits it.
 func (c *embedCache) put(ctx context.Context, hashes []string, vecs [][]float32) error {
-	tx, err := c.conn.BeginTx(ctx, nil)
+	// The transaction is not tied to ctx: database/sql would roll a
+	// cancelled one back on a goroutine of its own and drop its connection
+	// there, after this build has closed the cache, leaving the file open
+	// (Windows then cannot remove or replace it). A batch is short: ctx is
+	// checked between its rows, and the rollback below runs here.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	bg := context.WithoutCancel(ctx)
+	tx, err := c.conn.BeginTx(bg, nil)
 	if err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
 	}
 	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO embeddings(hash, model, vec) VALUES(?, ?, ?)`)
+	st, err := tx.PrepareContext(bg, `INSERT OR REPLACE INTO embeddings(hash, model, vec) VALUES(?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
 	}
 	defer st.Close()
 	for i, h := range hashes {
-		if _, err := st.ExecContext(ctx, h, c.model, encodeVector(vecs[i])); err != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(bg, h, c.model, encodeVector(vecs[i])); err != nil {
 			return fmt.Errorf("embedding cache: %w", err)
 		}
 	}

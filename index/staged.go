@@ -177,7 +177,7 @@ func (lw *liveWriter) flush(ctx context.Context, last bool, dim int) error {
 	if err := setDirty(lw.dbPath); err != nil {
 		return err
 	}
-	tx, err := lw.db.BeginTx(ctx, nil)
+	tx, err := lw.db.BeginTx(context.WithoutCancel(ctx), nil) // not tied to ctx: see embedCache.put
 	if err != nil {
 		clearDirty(lw.dbPath)
 		return fmt.Errorf("add vectors: %w", err)
@@ -307,7 +307,7 @@ func recordBuild(ctx context.Context, dbPath string, rep Report) error {
 	if err != nil {
 		return fmt.Errorf("record the build: %w", err)
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(context.WithoutCancel(ctx), nil) // not tied to ctx: see embedCache.put
 	if err != nil {
 		return fmt.Errorf("record the build: %w", err)
 	}
