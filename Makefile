@@ -107,15 +107,12 @@ bench: lab-models build
 	$(BIN) bench --cranfield ../shared/datasets/cranfield --recall ../shared/datasets/cacm \
 		--first-answer ../shared/datasets/blue-book/vault --throughput-vault ../shared/datasets/blue-book/vault --recall-notes 7000 --out report/bench
 
-## fuzz: run each fuzz target briefly (FUZZTIME each, one after another); seeds live in */testdata/fuzz/
+## fuzz: run each fuzz target briefly (FUZZTIME each, one after another; scripts/fuzz.sh); seeds live in
+##   */testdata/fuzz/
 FUZZTIME ?= 10s
 FUZZ_TARGETS := internal/vault:FuzzParseNote internal/vault:FuzzChunkNote internal/vault:FuzzExtractLinks stages:FuzzMatchExpr pipeline:FuzzParseConfig pipeline:FuzzQuery
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t#*:}; \
-		echo "fuzz: $$name ($$pkg, $(FUZZTIME))"; \
-		go test $(GOFLAGS_TAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg/; \
-	done
+	bash scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
 
 ## load: bounded load test of `serve` on loopback: 16 MCP clients, 2,000 calls, a reindex mid-run;
 ##       latency per tool, throughput, resident memory (idle, loaded, peak); JSON in data/bench/load.json
