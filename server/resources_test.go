@@ -670,7 +670,9 @@ func vaulttestWrite(t *testing.T, dir string, files map[string]string) {
 func TestFirstSearchWaitProgress(t *testing.T) {
 	vault := tinyVault(t)
 	g := newGate()
-	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.wrapBuild = vault, filepath.Join(t.TempDir(), "vault.db"), g.wrap })
+	s := newServer(t, func(o *Options) {
+		o.VaultPath, o.DBPath, o.wrapBuild = vault, filepath.Join(t.TempDir(), "vault.db"), g.wrap
+	})
 	c := connectStdio(t, s)
 	n := collect(c)
 	<-g.started
