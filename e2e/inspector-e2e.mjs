@@ -18,10 +18,11 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { freePort, waitForHealth } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
@@ -117,31 +118,6 @@ function exercise(label, target, env) {
     brief(bad));
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(url, child, deadlineMs) {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(url);
-      if (res.ok) return res.json();
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) throw new Error(`no answer from ${url}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function exited(child, ms) {
   return new Promise((resolve) => {

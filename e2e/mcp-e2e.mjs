@@ -18,7 +18,6 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +27,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
+import { Tally, callTool as callToolJSON, freePort, waitForHealth } from './lib.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
 const bin = process.env.VAULT_RAG_BIN ?? path.join(repo, 'bin', 'vault-rag');
@@ -36,33 +37,10 @@ const TOOLS = ['vault_delta', 'vault_list', 'vault_overview', 'vault_read', 'vau
 const FACETS = ['type', 'project', 'status', 'topics', 'folders'];
 const CALL_TIMEOUT_MS = 300_000; // the first vault_reindex may wait for a full build
 
-let passed = 0;
-let failed = 0;
+const tally = new Tally();
+const { check } = tally;
 
-function check(name, ok, detail = '') {
-  if (ok) {
-    passed++;
-    console.log(`ok - ${name}`);
-  } else {
-    failed++;
-    console.log(`not ok - ${name}${detail ? `: ${detail}` : ''}`);
-  }
-}
-
-// callTool returns {json, text, isError}; json is the parsed text or null.
-async function callTool(client, name, args) {
-  const res = await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
-  const text = (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
-  let json = null;
-  if (!res.isError) {
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = null;
-    }
-  }
-  return { json, text, isError: res.isError === true };
-}
+const callTool = (client, name, args) => callToolJSON(client, name, args, CALL_TIMEOUT_MS);
 
 // exercise runs every check over one connected client; label names the
 // transport, vault is the folder the server serves (a temporary copy).
@@ -263,31 +241,6 @@ async function progress(client, c, label, vault) {
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(url, child, deadlineMs) {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(url);
-      if (res.ok) return res.json();
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) throw new Error(`no answer from ${url}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function exited(child) {
   return new Promise((resolve) => {
@@ -382,13 +335,13 @@ async function main() {
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
-    if (failed > 0) process.stderr.write(logs.join(''));
+    if (tally.failed > 0) process.stderr.write(logs.join(''));
   }
 }
 
 const guard = setTimeout(() => {
   console.log('not ok - the e2e run took more than 10 minutes');
-  console.log(`e2e: ${passed} passed, ${failed + 1} failed`);
+  console.log(`e2e: ${tally.passed} passed, ${tally.failed + 1} failed`);
   process.exit(1);
 }, 600_000);
 guard.unref();
@@ -398,5 +351,5 @@ try {
 } catch (err) {
   check('the run completes', false, err?.stack ?? String(err));
 }
-console.log(`e2e: ${passed} passed, ${failed} failed`);
-process.exit(failed > 0 ? 1 : 0);
+console.log(`e2e: ${tally.passed} passed, ${tally.failed} failed`);
+process.exit(tally.failed > 0 ? 1 : 0);

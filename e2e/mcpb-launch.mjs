@@ -42,6 +42,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
+import { Tally, callTool as callToolJSON } from './lib.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
 const CALL_TIMEOUT_MS = 600_000; // the first vault_reindex waits for a full build
@@ -77,17 +79,8 @@ function parseArgs(argv) {
   return o;
 }
 
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail = '') {
-  if (ok) {
-    passed++;
-    console.log(`ok - ${name}`);
-  } else {
-    failed++;
-    console.log(`not ok - ${name}${detail ? `: ${detail}` : ''}`);
-  }
-}
+const tally = new Tally();
+const { check } = tally;
 
 // userDataFolder is where the program keeps its data on a platform, under
 // HOME (models.UserDataDir).
@@ -110,15 +103,7 @@ function listFiles(dir) {
   return out.sort();
 }
 
-async function callTool(client, name, args) {
-  const res = await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
-  const text = (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
-  let json = null;
-  if (!res.isError) {
-    try { json = JSON.parse(text); } catch { json = null; }
-  }
-  return { json, text, isError: res.isError === true };
-}
+const callTool = (client, name, args) => callToolJSON(client, name, args, CALL_TIMEOUT_MS);
 
 // launch resolves the manifest's entry for o.platform with the given
 // settings, as Claude Desktop does, and connects an MCP client to it.
@@ -208,7 +193,7 @@ async function main() {
     } finally {
       await client.close();
     }
-    if (failed > 0) console.log(`# server stderr:\n${stderr()}`);
+    if (tally.failed > 0) console.log(`# server stderr:\n${stderr()}`);
 
     // 5. Where things went.
     const indexes = path.join(data, 'indexes');
@@ -237,8 +222,8 @@ async function main() {
 try {
   await main();
 } catch (err) {
-  failed++;
+  tally.failed++;
   console.log(`not ok - ${err.message}`);
 }
-console.log(`mcpb-launch: ${passed} passed, ${failed} failed`);
-process.exit(failed > 0 ? 1 : 0);
+console.log(`mcpb-launch: ${tally.passed} passed, ${tally.failed} failed`);
+process.exit(tally.failed > 0 ? 1 : 0);

@@ -17,38 +17,18 @@ import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
+import { Tally, callTool as callToolJSON } from './lib.mjs';
+
 const wine = process.env.WINE ?? 'wine';
 const exe = process.env.VAULT_RAG_EXE;
 const CALL_TIMEOUT_MS = 300_000;
 const REINDEX_TIMEOUT_MS = 600_000;
 const QUERY = 'why did writes get slow in the middle of the night';
 
-let passed = 0;
-let failed = 0;
+const tally = new Tally();
+const { check } = tally;
 
-function check(name, ok, detail = '') {
-  if (ok) {
-    passed++;
-    console.log(`ok - ${name}`);
-  } else {
-    failed++;
-    console.log(`not ok - ${name}${detail ? `: ${detail}` : ''}`);
-  }
-}
-
-async function callTool(client, name, args) {
-  const res = await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
-  const text = (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
-  let json = null;
-  if (!res.isError) {
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = null;
-    }
-  }
-  return { json, text, isError: res.isError === true };
-}
+const callTool = (client, name, args) => callToolJSON(client, name, args, CALL_TIMEOUT_MS);
 
 // runReindex runs `vault-rag.exe reindex --json` (a full rebuild) in its own
 // wine process and resolves with its exit code and output.
@@ -146,13 +126,13 @@ async function main() {
     check('stdout carried only protocol messages', protocolErrors === 0, `${protocolErrors} transport errors`);
   } finally {
     await client.close().catch(() => {});
-    if (failed > 0) process.stderr.write(logs.join('').slice(-4000));
+    if (tally.failed > 0) process.stderr.write(logs.join('').slice(-4000));
   }
 }
 
 const guard = setTimeout(() => {
   console.log('not ok - the wine e2e run took more than 15 minutes');
-  console.log(`wine-e2e: ${passed} passed, ${failed + 1} failed`);
+  console.log(`wine-e2e: ${tally.passed} passed, ${tally.failed + 1} failed`);
   process.exit(1);
 }, 900_000);
 guard.unref();
@@ -162,5 +142,5 @@ try {
 } catch (err) {
   check('the run completes', false, err?.stack ?? String(err));
 }
-console.log(`wine-e2e: ${passed} passed, ${failed} failed`);
-process.exit(failed > 0 ? 1 : 0);
+console.log(`wine-e2e: ${tally.passed} passed, ${tally.failed} failed`);
+process.exit(tally.failed > 0 ? 1 : 0);
