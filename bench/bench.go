@@ -270,7 +270,7 @@ func (r *runner) datasets(ctx context.Context, p parts, reg *models.Registry, em
 	if err != nil {
 		return err
 	}
-	d := dataset{name: "demo", db: filepath.Join(r.work, "demo", emb.Name(), "index.db"),
+	d := dataset{name: "demo", db: eval.IndexPath(r.work, "demo", emb.Name()),
 		timed: texts(demo.Queries, r.o.Queries), all: texts(demo.Queries, len(demo.Queries)), vectors: emb}
 	if _, err := eval.EnsureIndex(ctx, emb, demo.VaultPath, d.db, r.logf); err != nil {
 		return err
@@ -306,7 +306,7 @@ func (r *runner) datasets(ctx context.Context, p parts, reg *models.Registry, em
 	}
 	for _, n := range r.o.Sizes {
 		d := dataset{name: fmt.Sprintf("gen-%d", n), vectors: hashEmbedder,
-			models: scaleModels{Models: pipeline.RegistryModels{R: reg}, cost: QueryCost{Embedder: hashEmbedder, Real: emb}}}
+			models: scaleModels{Models: pipeline.ModelsOf(reg), cost: QueryCost{Embedder: hashEmbedder, Real: emb}}}
 		if d.db, err = scaleIndex(ctx, r.work, n, r.logf); err != nil {
 			return err
 		}
@@ -327,7 +327,7 @@ func (r *runner) beir(ctx context.Context, emb *models.Embedder, dir, name strin
 	if err != nil {
 		return dataset{}, err
 	}
-	d := dataset{name: name, db: filepath.Join(r.o.DataDir, "eval", name, emb.Name(), "index.db"),
+	d := dataset{name: name, db: eval.IndexPath(filepath.Join(r.o.DataDir, "eval"), name, emb.Name()),
 		timed: texts(ds.Queries, r.o.Queries), all: texts(ds.Queries, len(ds.Queries)), vectors: emb}
 	_, err = eval.EnsureIndex(ctx, emb, ds.VaultPath, d.db, r.logf)
 	return d, err
@@ -578,9 +578,9 @@ func latency(ctx context.Context, res *Results, o latencyOptions) error {
 	}
 	defer db.Close()
 	if m == nil {
-		m = pipeline.RegistryModels{R: reg}
+		m = pipeline.ModelsOf(reg)
 	}
-	env := &stages.Env{DB: db, Models: m, Passages: stages.NewVectorCache(20000)}
+	env := stages.NewEnv(db, m)
 	now := eval.DefaultNow
 	for _, cfg := range o.Configs {
 		indexed := db.Embedder()

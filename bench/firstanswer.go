@@ -14,7 +14,6 @@ import (
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
-	"github.com/vault-rag/vault-rag/stages"
 )
 
 // firstAnswerTail is how long a first build goes on embedding after its first
@@ -177,7 +176,7 @@ func answer(ctx context.Context, reg *models.Registry, cfg *pipeline.Config, db,
 		return 0, err
 	}
 	defer d.Close()
-	env := &stages.Env{DB: d, Models: pipeline.RegistryModels{R: reg}, Passages: stages.NewVectorCache(1000)}
+	env := pipeline.NewEnv(d, reg)
 	res, _, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: query, K: 10, Now: time.Now().UTC()})
 	if err != nil {
 		return 0, err

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
@@ -99,7 +98,7 @@ func realRecall(ctx context.Context, res *Results, emb *models.Embedder, work st
 		return err
 	}
 	dataset := fmt.Sprintf("gen-%d", n)
-	dbPath := filepath.Join(work, dataset, emb.Name(), "index.db")
+	dbPath := eval.IndexPath(work, dataset, emb.Name())
 	t0 := time.Now()
 	if _, err := eval.EnsureIndex(ctx, emb, v, dbPath, logf); err != nil {
 		return err

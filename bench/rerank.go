@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
@@ -40,8 +39,9 @@ func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath 
 		return err
 	}
 	defer db.Close()
-	sm := &statsModels{Models: pipeline.RegistryModels{R: reg}, reg: reg}
-	env := &stages.Env{DB: db, Models: sm}
+	sm := &statsModels{Models: pipeline.ModelsOf(reg), reg: reg}
+	env := stages.NewEnv(db, sm)
+	env.Passages = nil // every query embeds its passages: that is the cost timed
 	type run struct {
 		name, scorer, model string
 		cfg                 *pipeline.Config
@@ -182,7 +182,7 @@ func onlyRerank(ctx context.Context, o Options, res *Results, work string, logf 
 	if err != nil {
 		return err
 	}
-	demoDB := filepath.Join(work, "demo", emb.Name(), "index.db")
+	demoDB := eval.IndexPath(work, "demo", emb.Name())
 	if _, err := eval.EnsureIndex(ctx, emb, demo.VaultPath, demoDB, logf); err != nil {
 		return err
 	}

@@ -118,10 +118,9 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 		if err != nil {
 			return nil, fmt.Errorf("eval needs the embedder to index %s: %w", ds.Name, err)
 		}
-		emb, mods = e, pipeline.RegistryModels{R: opts.Registry}
+		emb, mods = e, pipeline.ModelsOf(opts.Registry)
 	}
-	work := filepath.Join(opts.WorkDir, ds.Name, emb.Name())
-	dbPath := filepath.Join(work, "index.db")
+	dbPath := IndexPath(opts.WorkDir, ds.Name, emb.Name())
 	stamp, err := EnsureIndex(ctx, emb, ds.VaultPath, dbPath, logf)
 	if err != nil {
 		return nil, err
@@ -135,7 +134,7 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := &stages.Env{DB: db, Models: mods, Passages: stages.NewVectorCache(50000)}
+	env := stages.NewEnv(db, mods)
 	out := &DatasetRun{Dataset: ds, Embedder: emb.Name(), Stamp: stamp, Notes: stats.Notes, Chunks: stats.Chunks}
 	for _, cfg := range opts.Configs {
 		var reg *models.Registry
@@ -163,6 +162,12 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 		}
 	}
 	return out, nil
+}
+
+// IndexPath is where a dataset's index built with an embedder is kept, below
+// workDir (data/eval): WORKDIR/DATASET/EMBEDDER/index.db.
+func IndexPath(workDir, dataset, embedder string) string {
+	return filepath.Join(workDir, dataset, embedder, "index.db")
 }
 
 // EnsureIndex builds the dataset's index with a full build unless one built

@@ -377,8 +377,6 @@ var monthNames = []string{"January", "February", "March", "April", "May", "June"
 
 var weekdays = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
 
-var smallNumbers = []string{"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve"}
-
 var multipliers = []string{"twice", "three times", "four times", "five times", "ten times"}
 
 var durations = []string{"twenty minutes", "forty minutes", "an hour", "ninety minutes", "two hours", "three hours", "most of the afternoon", "six hours", "a day and a half", "two days"}

@@ -173,11 +173,11 @@ func settingKeys(st stages.Stage) []string {
 // checkOrder refuses pipelines whose stages cannot work in that order: every
 // stage but a retriever works on a ranking one produced.
 func checkOrder(ss []stages.Stage) error {
-	for _, s := range ss {
-		if _, ok := s.(stages.Retriever); ok {
-			return nil
-		}
-		return fmt.Errorf("stage %s comes before any retrieval stage (%s)", s.Name(), strings.Join(Retrievers(), ", "))
+	if len(ss) == 0 {
+		return nil
+	}
+	if _, ok := ss[0].(stages.Retriever); !ok {
+		return fmt.Errorf("stage %s comes before any retrieval stage (%s)", ss[0].Name(), strings.Join(Retrievers(), ", "))
 	}
 	return nil
 }

@@ -6,16 +6,25 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
-// RegistryModels gives stages the models of a models.Registry.
-type RegistryModels struct{ R *models.Registry }
+// NewEnv is the environment a process runs configurations in: the index and
+// the installed models of reg (stages.NewEnv's policy).
+func NewEnv(db *index.DB, reg *models.Registry) *stages.Env {
+	return stages.NewEnv(db, ModelsOf(reg))
+}
+
+// ModelsOf gives stages the models of a models.Registry.
+func ModelsOf(reg *models.Registry) stages.Models { return registryModels{reg} }
+
+type registryModels struct{ reg *models.Registry }
 
 // Embedder implements stages.Models.
-func (m RegistryModels) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
-	e, err := m.R.Embedder(ctx, name)
+func (m registryModels) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
+	e, err := m.reg.Embedder(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -23,8 +32,8 @@ func (m RegistryModels) Embedder(ctx context.Context, name string) (stages.Embed
 }
 
 // CrossEncoder implements stages.Models.
-func (m RegistryModels) CrossEncoder(ctx context.Context, name string) (stages.PairScorer, error) {
-	c, err := m.R.CrossEncoder(ctx, name)
+func (m registryModels) CrossEncoder(ctx context.Context, name string) (stages.PairScorer, error) {
+	c, err := m.reg.CrossEncoder(ctx, name)
 	if err != nil {
 		return nil, err
 	}

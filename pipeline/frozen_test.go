@@ -142,7 +142,7 @@ func realEnv(t *testing.T) *stages.Env {
 			return
 		}
 		atExit(func() { db.Close() })
-		realEnvV = &stages.Env{DB: db, Models: pipeline.RegistryModels{R: reg}, Passages: stages.NewVectorCache(20000)}
+		realEnvV = pipeline.NewEnv(db, reg)
 		spec, _ := reg.Manifest().Lookup(emb.Name())
 		realFP = fingerprint{
 			Embedder:    emb.Name(),

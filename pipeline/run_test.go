@@ -120,7 +120,7 @@ func TestRunModelNotInstalled(t *testing.T) {
 		}
 		defer reg.Close()
 		real := *env
-		real.Models = pipeline.RegistryModels{R: reg}
+		real.Models = pipeline.ModelsOf(reg)
 		if _, err := reg.CrossEncoder(ctx, ""); err == nil {
 			t.Skip("the cross-encoder is installed here")
 		}

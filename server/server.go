@@ -145,8 +145,8 @@ type Server struct {
 	opts      Options
 	log       *slog.Logger
 	mcp       *mcpserver.MCPServer
-	realVault string // the vault root, absolute with symlinks resolved
-	passages  *stages.VectorCache
+	realVault string      // the vault root, absolute with symlinks resolved
+	env       *stages.Env // the models and passage cache every index handle shares
 	reindex   *reindexer
 	// langs counts the vault's notes by language when the server started:
 	// the language its instructions and tool descriptions name, fixed for
@@ -213,7 +213,7 @@ func New(opts Options) (*Server, error) {
 	if st, err := os.Stat(realVault); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("server: vault %s is not a folder", opts.VaultPath)
 	}
-	s := &Server{opts: opts, log: opts.Logger, realVault: realVault, passages: stages.NewVectorCache(20000)}
+	s := &Server{opts: opts, log: opts.Logger, realVault: realVault, env: pipeline.NewEnv(nil, opts.Registry)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.reindex = &reindexer{build: s.build, ctx: s.ctx, onStart: s.onBuildStart, onEnd: s.onBuildEnd}
 	if opts.wrapBuild != nil {
@@ -292,7 +292,7 @@ func (s *Server) background(f func(context.Context)) {
 }
 
 func (s *Server) newHandle(db *index.DB) *handle {
-	return &handle{db: db, env: &stages.Env{DB: db, Models: pipeline.RegistryModels{R: s.opts.Registry}, Passages: s.passages}}
+	return &handle{db: db, env: s.env.WithDB(db)}
 }
 
 // build is the reindexer's one job: an incremental build, which falls back to

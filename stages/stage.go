@@ -178,11 +178,29 @@ type Models interface {
 }
 
 // Env is what stages run against: the index and the models, shared by every
-// query of a process.
+// query of a process. NewEnv assembles one.
 type Env struct {
 	DB       *index.DB
 	Models   Models
 	Passages *VectorCache // passage embeddings for the bi-encoder scorer; nil disables caching
+}
+
+// PassageCacheSize is how many passage embeddings an Env from NewEnv keeps for
+// the bi-encoder scorer: 20,000 vectors of 384 float32s is about 31 MB.
+const PassageCacheSize = 20000
+
+// NewEnv is the one assembly of an Env: the index, the models, and a passage
+// cache of PassageCacheSize.
+func NewEnv(db *index.DB, m Models) *Env {
+	return &Env{DB: db, Models: m, Passages: NewVectorCache(PassageCacheSize)}
+}
+
+// WithDB is e reading another index with the same models and passage cache,
+// as a server's environment after a rebuild replaced its index handle.
+func (e *Env) WithDB(db *index.DB) *Env {
+	c := *e
+	c.DB = db
+	return &c
 }
 
 // IndexEmbedder returns the model the index was embedded with, for a stage

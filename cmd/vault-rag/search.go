@@ -46,7 +46,7 @@ func openSession(ctx context.Context, db, vault string) (*session, error) {
 		d.Close()
 		return nil, err
 	}
-	return &session{db: d, reg: reg, env: &stages.Env{DB: d, Models: pipeline.RegistryModels{R: reg}, Passages: stages.NewVectorCache(20000)}}, nil
+	return &session{db: d, reg: reg, env: pipeline.NewEnv(d, reg)}, nil
 }
 
 func (s *session) Close() {

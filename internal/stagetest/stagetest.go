@@ -70,7 +70,7 @@ func IndexEnv(t testing.TB, vault string) *stages.Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return &stages.Env{DB: db, Models: Models{}, Passages: stages.NewVectorCache(1000)}
+	return stages.NewEnv(db, Models{})
 }
 
 // Env writes files to a new vault (WriteVault) and returns IndexEnv of it.
