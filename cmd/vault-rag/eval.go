@@ -170,7 +170,7 @@ type evalRun struct {
 // then it writes (--update) or compares (--check) the baseline and checks the
 // users' model against the gate's. failed: --check found numbers that moved.
 func (e *evalRun) dataset(ctx context.Context, name string) (quality []gate.Quality, failed bool, err error) {
-	ds, err := loadDataset(e.root, name, e.base.WorkDir, e.expansions)
+	ds, err := eval.OpenDataset(name, eval.OpenOptions{Root: e.root, WorkDir: e.base.WorkDir, Expansions: e.expansions})
 	if err != nil {
 		return nil, false, err
 	}
@@ -282,41 +282,6 @@ func checkQuality(ctx context.Context, ds *eval.Dataset, gateRun *eval.DatasetRu
 		return nil, fmt.Errorf("quality check of %s: %w", model, err)
 	}
 	return gate.CheckQuality(gateRun, run, spec.QualitySD), nil
-}
-
-// loadDataset reads a dataset by name or folder, with its client
-// expansions when it has any (its own client.json, else expansions/<name>.json).
-func loadDataset(root, name, work, expansions string) (*eval.Dataset, error) {
-	ds, dir, err := readDataset(root, name, work)
-	if err != nil {
-		return nil, err
-	}
-	if p := eval.FindExpansions(ds, dir, expansions); p != "" {
-		if ds.Expansions, err = eval.LoadExpansions(p, ds); err != nil {
-			return nil, err
-		}
-		ds.ExpansionsSource = p
-	}
-	return ds, nil
-}
-
-// readDataset reads a dataset and says which folder it is (none for the
-// demo).
-func readDataset(root, name, work string) (*eval.Dataset, string, error) {
-	if name == "demo" {
-		ds, err := eval.LoadDemo(root)
-		return ds, "", err
-	}
-	st, err := os.Stat(name)
-	if err != nil || !st.IsDir() {
-		return nil, "", fmt.Errorf("dataset %q is neither \"demo\", a vault dataset (vault/ and queries.json) nor a BEIR-layout folder", name)
-	}
-	if eval.IsVaultDataset(name) {
-		ds, err := eval.LoadVault(name)
-		return ds, name, err
-	}
-	ds, err := eval.LoadBEIR(name, filepath.Join(work, filepath.Base(filepath.Clean(name))))
-	return ds, name, err
 }
 
 // loadConfigs reads the named configurations, or every one.

@@ -86,7 +86,7 @@ type sweepOptions struct {
 func runSweep(ctx context.Context, sw *sweep.Sweep, o sweepOptions) error {
 	var dss []*eval.Dataset
 	for _, name := range o.datasets {
-		ds, err := loadDataset(o.root, name, o.work, o.expansions)
+		ds, err := eval.OpenDataset(name, eval.OpenOptions{Root: o.root, WorkDir: o.work, Expansions: o.expansions})
 		if err != nil {
 			return err
 		}
