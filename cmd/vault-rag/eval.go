@@ -103,7 +103,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		}
 	}
 	if *reportDir != "" && len(quality) > 0 {
-		if err := gate.WriteQualityReport(*reportDir, quality); err != nil {
+		if err := report.WriteQualityReport(*reportDir, quality); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 	}
@@ -232,7 +232,7 @@ func (e *evalRun) baseline(dataset string, run *eval.DatasetRun) (failed bool, e
 			return false, fmt.Errorf("eval --check: %w (write it with `vault-rag eval --update`)", err)
 		}
 		diff := gate.DiffBaseline(old, cur)
-		diff.Print(os.Stdout, dataset, path)
+		report.PrintBaselineDiff(os.Stdout, diff, dataset, path)
 		return diff.Failed(), nil
 	}
 	return false, nil
@@ -247,7 +247,7 @@ func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gateRun *eval.D
 	if qs, err = checkQuality(ctx, ds, gateRun, e.cfgs, e.userModel, e.base); err != nil {
 		return nil, false, err
 	}
-	if err := gate.PrintQuality(os.Stdout, qs, e.markdown); err != nil {
+	if err := report.PrintQuality(os.Stdout, qs, e.markdown); err != nil {
 		return nil, false, err
 	}
 	for _, q := range qs {

@@ -96,7 +96,7 @@ func runSweep(ctx context.Context, sw *sweep.Sweep, o sweepOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := sweep.Print(os.Stdout, res, o.markdown); err != nil {
+	if err := report.PrintSweep(os.Stdout, res, o.markdown); err != nil {
 		return err
 	}
 	out := o.out
