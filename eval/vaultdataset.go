@@ -17,7 +17,7 @@ import (
 func init() {
 	registerKind(DatasetKind{
 		Name:     "vault",
-		Describe: "a vault dataset folder (vault/ and queries.json)",
+		Describe: "a vault dataset folder (vault/, indexed in place, and queries.json)",
 		Claims:   func(spec string, _ OpenOptions) bool { return isVaultDataset(spec) },
 		Open: func(spec string, _ OpenOptions) (*Dataset, string, error) {
 			ds, err := LoadVault(spec)

@@ -27,7 +27,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 func cmdEval(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	var datasets, configs listFlag
-	fs.Var(&datasets, "dataset", `"demo" (the demo vault and eval/queries.json), a vault dataset folder (vault/ indexed in place, queries.json) or a BEIR-layout folder; repeatable (default: demo)`)
+	fs.Var(&datasets, "dataset", datasetUsage())
 	fs.Var(&configs, "config", "configuration name; repeatable (default: every file in configs/ and experiments/)")
 	check := fs.Bool("check", false, "compare with baselines/ and exit 1 on any difference; writes nothing")
 	update := fs.Bool("update", false, "rewrite baselines/<dataset>.json")
@@ -282,6 +282,21 @@ func checkQuality(ctx context.Context, ds *eval.Dataset, gateRun *eval.DatasetRu
 		return nil, fmt.Errorf("quality check of %s: %w", model, err)
 	}
 	return gate.CheckQuality(gateRun, run, spec.QualitySD), nil
+}
+
+// datasetUsage is the --dataset flag's help of eval and sweep: every
+// registered kind of dataset.
+func datasetUsage() string {
+	ks := eval.DatasetKinds()
+	descs := make([]string, len(ks))
+	for i, k := range ks {
+		descs[i] = k.Describe
+	}
+	if len(descs) > 1 {
+		descs[len(descs)-2] += " or " + descs[len(descs)-1]
+		descs = descs[:len(descs)-1]
+	}
+	return strings.Join(descs, ", ") + "; repeatable (default: demo)"
 }
 
 // loadConfigs reads the named configurations, or every one.

@@ -18,7 +18,7 @@ import (
 func cmdSweep(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	var datasets listFlag
-	fs.Var(&datasets, "dataset", `"demo" (the demo vault and eval/queries.json), a vault dataset folder (vault/ indexed in place, queries.json) or a BEIR-layout folder; repeatable (default: demo)`)
+	fs.Var(&datasets, "dataset", datasetUsage())
 	out := fs.String("sweep-out", "", "where the winning configuration is written (default experiments/sweep-<name>.yaml under --root)")
 	reportDir := fs.String("report", "", "write the sweep's report here: its tables as markdown and its charts")
 	markdown := fs.Bool("markdown", false, "print the tables as markdown")
