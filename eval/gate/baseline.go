@@ -264,7 +264,7 @@ func DiffBaseline(old, cur Baseline) BaselineDiff {
 		change("embedder: %s → %s (the gate records with %s)", old.Embedder, cur.Embedder, old.Embedder)
 	}
 	if old.Stamp != cur.Stamp {
-		change("index stamp: %s → %s (the vault, the embedder or the schema changed)", short(old.Stamp), short(cur.Stamp))
+		change("index stamp: %s → %s (the vault, the embedder or the schema changed)", eval.ShortStamp(old.Stamp), eval.ShortStamp(cur.Stamp))
 	}
 	olds := map[string]BaselineConfig{}
 	for _, c := range old.Configs {
@@ -431,11 +431,4 @@ func metricMap(m Metrics) (map[string]json.Number, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return strings.TrimSpace(s)
 }

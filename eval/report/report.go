@@ -261,7 +261,7 @@ func WriteReport(dir string, r *eval.DatasetRun, reference string) error {
 		return err
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "# %s\n\n%d queries, %d notes, %d chunks (index stamp %s). Source: `%s`.\n\n", name, len(r.Dataset.Queries), r.Notes, r.Chunks, shortStamp(r.Stamp), r.Dataset.Source)
+	fmt.Fprintf(f, "# %s\n\n%d queries, %d notes, %d chunks (index stamp %s). Source: `%s`.\n\n", name, len(r.Dataset.Queries), r.Notes, r.Chunks, eval.ShortStamp(r.Stamp), r.Dataset.Source)
 	fmt.Fprintf(f, "![quality](%s-quality.png)\n![latency](%s-latency.png)\n", name, name)
 	for _, c := range charts {
 		fmt.Fprintf(f, "![%s](%s)\n", strings.TrimSuffix(c, ".png"), c)
@@ -353,14 +353,6 @@ func writeTREC(dir string, r *eval.DatasetRun) error {
 		}
 	}
 	return nil
-}
-
-// shortStamp is an index stamp cut to its first 12 characters.
-func shortStamp(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return strings.TrimSpace(s)
 }
 
 // trecDoc makes a note path one whitespace-free token.
