@@ -1,12 +1,12 @@
 // Package eval is the core of evaluation: it opens datasets (OpenDataset:
 // the demo vault's queries.json, a vault dataset folder, any BEIR-layout
 // collection, each kind registered by its own file) and their client
-// expansions, indexes them (EnsureIndex), runs
-// configurations over their queries (Run) and scores the rankings (the
-// metrics). Whatever only needs a dataset, such as bench, imports this
-// package alone. The regression gate is eval/gate, the reports and charts
-// eval/report, sweeps and cross-validation eval/sweep; none of them is
-// imported here, so neither is the plotting library.
+// expansions, indexes them (EnsureIndex), runs configurations over their
+// queries (Run) and scores the rankings (the metrics). Whatever only needs a
+// dataset, such as bench, imports this package alone. The regression gate is
+// eval/gate, the reports and charts eval/report, sweeps and cross-validation
+// eval/sweep; none of them is imported here, so neither is the plotting
+// library.
 package eval
 
 import (
@@ -65,8 +65,8 @@ func graded(qs []Query) bool {
 type DatasetKind struct {
 	// Name names the kind in messages: "demo", "vault", "BEIR".
 	Name string
-	// Describe says how a spec names a dataset of this kind, for the error
-	// that lists the kinds when a spec names none.
+	// Describe says how a spec names a dataset of this kind, for the
+	// --dataset flag's help and the error when a spec names none.
 	Describe string
 	// Claims says whether spec names a dataset of this kind. It only looks
 	// (at the name, at which files a folder holds) and never reads a
