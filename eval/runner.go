@@ -92,6 +92,15 @@ type QueryRun struct {
 	NearTies []string
 }
 
+// ShortStamp is an index stamp (DatasetRun.Stamp) cut to its first 12
+// characters, as reports and the gate's lines show it.
+func ShortStamp(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return strings.TrimSpace(s)
+}
+
 // Run indexes a dataset (reusing a cached index of the same content) and runs
 // every configuration over its queries.
 func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {

@@ -312,7 +312,7 @@ func TestFrozenBaseline(t *testing.T) {
 	}
 	exact := len(missing) == 0 && len(kernels) == 0
 	maxDrift := 0.0
-	compared, waved := 0, 0
+	compared, flipped := 0, 0
 	for _, name := range sortedNames(want.Results, results) {
 		w, g := want.Results[name], results[name]
 		if w == nil || g == nil {
@@ -322,20 +322,11 @@ func TestFrozenBaseline(t *testing.T) {
 		}
 		for _, q := range sortedNames(w, g) {
 			wq, gq := w[q], g[q]
-			tied := map[string]bool{}
-			gt := map[string]bool{}
-			for _, p := range gq.NearTies {
-				gt[p] = true
-			}
-			for _, p := range wq.NearTies {
-				if gt[p] {
-					tied[p] = true
-				}
-			}
+			tied := gate.NearTiedInBoth(wq.NearTies, gq.NearTies)
 			c := gate.CompareRanked(parseScored(t, wq.Ranked), parseScored(t, gq.Ranked), tied, tolerance(config(t, name), env))
 			maxDrift = max(maxDrift, c.Drift)
 			compared += len(wq.Ranked)
-			waved += len(c.Flips)
+			flipped += len(c.Flips)
 			if len(c.Changes) > 0 || len(c.Flips) > 0 || c.Drift > 0 {
 				exact = false
 			}
@@ -353,9 +344,9 @@ func TestFrozenBaseline(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("largest score difference from the fixture: %.2g (embedder tolerance %g); %d of %d ranked entries moved by near-tie flips", maxDrift, got.Tolerance, waved, compared)
-	if float64(waved) > pipeline.MaxWavedShare*float64(compared) {
-		t.Errorf("%d of %d ranked entries moved by near-tie flips, more than %g %%: a change, not another CPU's rounding", waved, compared, 100*pipeline.MaxWavedShare)
+	t.Logf("largest score difference from the fixture: %.2g (embedder tolerance %g); %d of %d ranked entries moved by near-tie flips", maxDrift, got.Tolerance, flipped, compared)
+	if flipped > gate.MaxFlipped(compared) {
+		t.Errorf("%d of %d ranked entries moved by near-tie flips, more than %g %%: a change, not another CPU's rounding", flipped, compared, 100*gate.MaxFlippedShare)
 	}
 	if exact && !bytes.Equal(raw, current) {
 		t.Errorf("%s is not byte-identical to the current results (formatting or metadata changed); update it with %s", frozenPath, updateCommand)

@@ -28,14 +28,6 @@ import (
 // of a list a near-tie).
 const ScoreTolerance = 3e-5
 
-// MaxWavedShare is the largest share of compared results that a gate (the
-// frozen fixture, eval --check) lets near-tie flips explain. The gate
-// embedder's scores drift across CPUs by about 1e-6, 30 times less than its
-// tolerance, so a real flip is rare: a run in which more than 1 % of results
-// moved "by near-ties" has changed, and an allowance that grew to explain it
-// would stop being a gate.
-const MaxWavedShare = 0.01
-
 // Tolerance is the largest score tolerance among the models a configuration
 // needs (pipeline.Needs, with the index's embedder), the default where the
 // manifest sets none: a list is as noisy as its noisiest model.

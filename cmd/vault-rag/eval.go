@@ -27,7 +27,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 func cmdEval(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	var datasets, configs listFlag
-	fs.Var(&datasets, "dataset", `"demo" (the demo vault and eval/queries.json), a vault dataset folder (vault/ indexed in place, queries.json) or a BEIR-layout folder; repeatable (default: demo)`)
+	fs.Var(&datasets, "dataset", datasetUsage())
 	fs.Var(&configs, "config", "configuration name; repeatable (default: every file in configs/ and experiments/)")
 	check := fs.Bool("check", false, "compare with baselines/ and exit 1 on any difference; writes nothing")
 	update := fs.Bool("update", false, "rewrite baselines/<dataset>.json")
@@ -103,7 +103,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		}
 	}
 	if *reportDir != "" && len(quality) > 0 {
-		if err := gate.WriteQualityReport(*reportDir, quality); err != nil {
+		if err := report.WriteQualityReport(*reportDir, quality); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 	}
@@ -170,7 +170,7 @@ type evalRun struct {
 // then it writes (--update) or compares (--check) the baseline and checks the
 // users' model against the gate's. failed: --check found numbers that moved.
 func (e *evalRun) dataset(ctx context.Context, name string) (quality []gate.Quality, failed bool, err error) {
-	ds, err := loadDataset(e.root, name, e.base.WorkDir, e.expansions)
+	ds, err := eval.OpenDataset(name, eval.OpenOptions{Root: e.root, WorkDir: e.base.WorkDir, Expansions: e.expansions})
 	if err != nil {
 		return nil, false, err
 	}
@@ -232,7 +232,7 @@ func (e *evalRun) baseline(dataset string, run *eval.DatasetRun) (failed bool, e
 			return false, fmt.Errorf("eval --check: %w (write it with `vault-rag eval --update`)", err)
 		}
 		diff := gate.DiffBaseline(old, cur)
-		diff.Print(os.Stdout, dataset, path)
+		report.PrintBaselineDiff(os.Stdout, diff, dataset, path)
 		return diff.Failed(), nil
 	}
 	return false, nil
@@ -247,7 +247,7 @@ func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gateRun *eval.D
 	if qs, err = checkQuality(ctx, ds, gateRun, e.cfgs, e.userModel, e.base); err != nil {
 		return nil, false, err
 	}
-	if err := gate.PrintQuality(os.Stdout, qs, e.markdown); err != nil {
+	if err := report.PrintQuality(os.Stdout, qs, e.markdown); err != nil {
 		return nil, false, err
 	}
 	for _, q := range qs {
@@ -284,39 +284,19 @@ func checkQuality(ctx context.Context, ds *eval.Dataset, gateRun *eval.DatasetRu
 	return gate.CheckQuality(gateRun, run, spec.QualitySD), nil
 }
 
-// loadDataset reads a dataset by name or folder, with its client
-// expansions when it has any (its own client.json, else expansions/<name>.json).
-func loadDataset(root, name, work, expansions string) (*eval.Dataset, error) {
-	ds, dir, err := readDataset(root, name, work)
-	if err != nil {
-		return nil, err
+// datasetUsage is the --dataset flag's help of eval and sweep: every
+// registered kind of dataset.
+func datasetUsage() string {
+	ks := eval.DatasetKinds()
+	descs := make([]string, len(ks))
+	for i, k := range ks {
+		descs[i] = k.Describe
 	}
-	if p := eval.FindExpansions(ds, dir, expansions); p != "" {
-		if ds.Expansions, err = eval.LoadExpansions(p, ds); err != nil {
-			return nil, err
-		}
-		ds.ExpansionsSource = p
+	if len(descs) > 1 {
+		descs[len(descs)-2] += " or " + descs[len(descs)-1]
+		descs = descs[:len(descs)-1]
 	}
-	return ds, nil
-}
-
-// readDataset reads a dataset and says which folder it is (none for the
-// demo).
-func readDataset(root, name, work string) (*eval.Dataset, string, error) {
-	if name == "demo" {
-		ds, err := eval.LoadDemo(root)
-		return ds, "", err
-	}
-	st, err := os.Stat(name)
-	if err != nil || !st.IsDir() {
-		return nil, "", fmt.Errorf("dataset %q is neither \"demo\", a vault dataset (vault/ and queries.json) nor a BEIR-layout folder", name)
-	}
-	if eval.IsVaultDataset(name) {
-		ds, err := eval.LoadVault(name)
-		return ds, name, err
-	}
-	ds, err := eval.LoadBEIR(name, filepath.Join(work, filepath.Base(filepath.Clean(name))))
-	return ds, name, err
+	return strings.Join(descs, ", ") + "; repeatable (default: demo)"
 }
 
 // loadConfigs reads the named configurations, or every one.

@@ -18,7 +18,7 @@ import (
 func cmdSweep(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	var datasets listFlag
-	fs.Var(&datasets, "dataset", `"demo" (the demo vault and eval/queries.json), a vault dataset folder (vault/ indexed in place, queries.json) or a BEIR-layout folder; repeatable (default: demo)`)
+	fs.Var(&datasets, "dataset", datasetUsage())
 	out := fs.String("sweep-out", "", "where the winning configuration is written (default experiments/sweep-<name>.yaml under --root)")
 	reportDir := fs.String("report", "", "write the sweep's report here: its tables as markdown and its charts")
 	markdown := fs.Bool("markdown", false, "print the tables as markdown")
@@ -86,7 +86,7 @@ type sweepOptions struct {
 func runSweep(ctx context.Context, sw *sweep.Sweep, o sweepOptions) error {
 	var dss []*eval.Dataset
 	for _, name := range o.datasets {
-		ds, err := loadDataset(o.root, name, o.work, o.expansions)
+		ds, err := eval.OpenDataset(name, eval.OpenOptions{Root: o.root, WorkDir: o.work, Expansions: o.expansions})
 		if err != nil {
 			return err
 		}
@@ -96,7 +96,7 @@ func runSweep(ctx context.Context, sw *sweep.Sweep, o sweepOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := sweep.Print(os.Stdout, res, o.markdown); err != nil {
+	if err := report.PrintSweep(os.Stdout, res, o.markdown); err != nil {
 		return err
 	}
 	out := o.out

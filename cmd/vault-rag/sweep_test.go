@@ -41,7 +41,7 @@ func TestSweepRefusals(t *testing.T) {
 		}
 	}
 	// The committed example sweep decodes, its flags read after the file.
-	if err := cmdSweep(context.Background(), []string{good, "--root", repoRoot, "--dataset", filepath.Join(t.TempDir(), "none")}); err == nil || !strings.Contains(err.Error(), "nor a BEIR-layout folder") {
+	if err := cmdSweep(context.Background(), []string{good, "--root", repoRoot, "--dataset", filepath.Join(t.TempDir(), "none")}); err == nil || !strings.Contains(err.Error(), "is none of these: ") {
 		t.Errorf("the example sweep: %v (want it to decode and stop at the missing dataset)", err)
 	}
 }

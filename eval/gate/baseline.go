@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -23,30 +22,30 @@ import (
 	"strings"
 
 	"github.com/vault-rag/vault-rag/eval"
-	"github.com/vault-rag/vault-rag/pipeline"
 )
 
-// Fixed4 is a number written with four decimals, so a baseline diff shows a
-// change at the fourth decimal and nothing below it (float noise).
-type Fixed4 float64
+// FourDecimals is a figure of a baseline (a mean, a query's nDCG@10), written
+// to JSON with four decimals, so a baseline diff shows a change at the fourth
+// decimal and nothing below it (float noise).
+type FourDecimals float64
 
 // MarshalJSON implements json.Marshaler.
-func (f Fixed4) MarshalJSON() ([]byte, error) {
+func (f FourDecimals) MarshalJSON() ([]byte, error) {
 	return []byte(strconv.FormatFloat(float64(f), 'f', 4, 64)), nil
 }
 
 // Metrics are a configuration's mean measures, as committed.
 type Metrics struct {
-	Recall1  Fixed4 `json:"recall@1"`
-	Recall3  Fixed4 `json:"recall@3"`
-	Recall5  Fixed4 `json:"recall@5"`
-	Recall10 Fixed4 `json:"recall@10"`
-	MRR10    Fixed4 `json:"mrr@10"`
-	NDCG10   Fixed4 `json:"ndcg@10"`
+	Recall1  FourDecimals `json:"recall@1"`
+	Recall3  FourDecimals `json:"recall@3"`
+	Recall5  FourDecimals `json:"recall@5"`
+	Recall10 FourDecimals `json:"recall@10"`
+	MRR10    FourDecimals `json:"mrr@10"`
+	NDCG10   FourDecimals `json:"ndcg@10"`
 }
 
 func metricsOf(s eval.Scores) Metrics {
-	return Metrics{Fixed4(s.Recall[1]), Fixed4(s.Recall[3]), Fixed4(s.Recall[5]), Fixed4(s.Recall[10]), Fixed4(s.MRR), Fixed4(s.NDCG)}
+	return Metrics{FourDecimals(s.Recall[1]), FourDecimals(s.Recall[3]), FourDecimals(s.Recall[5]), FourDecimals(s.Recall[10]), FourDecimals(s.MRR), FourDecimals(s.NDCG)}
 }
 
 // Baseline is baselines/<dataset>.json: every configuration's figures and
@@ -78,7 +77,7 @@ type BaselineConfig struct {
 	// NDCG maps a query id to its nDCG@10. With the ranks it is everything the
 	// means are computed from (two relevant notes of different grades that
 	// trade places keep their ranks but not their nDCG).
-	NDCG map[string]Fixed4 `json:"ndcg,omitempty"`
+	NDCG map[string]FourDecimals `json:"ndcg,omitempty"`
 	// NearTies maps a query id to the notes that took part in a near-tie in
 	// that run (pipeline.NearTies), for the queries that had any: where
 	// another CPU may order the query otherwise. The gate lets such a query
@@ -104,10 +103,10 @@ func BaselineOf(r *eval.DatasetRun) Baseline {
 				}
 			}
 			bc.Ranks = map[string][]int{}
-			bc.NDCG = map[string]Fixed4{}
+			bc.NDCG = map[string]FourDecimals{}
 			for _, q := range c.Queries {
 				bc.Ranks[q.ID] = append([]int{}, q.RelevantRanks...)
-				bc.NDCG[q.ID] = Fixed4(q.Score.NDCG)
+				bc.NDCG[q.ID] = FourDecimals(q.Score.NDCG)
 				if len(q.RelevantFound) > 0 {
 					if bc.Found == nil {
 						bc.Found = map[string]map[string]int{}
@@ -176,22 +175,51 @@ type BaselineDiff struct {
 	Changes []string
 	// Flips are differences explained by near-ties that both runs saw: the
 	// result of another CPU's kernels, reported and allowed while they stay
-	// rare (MaxWaved).
+	// rare (MaxFlipped).
 	Flips []string
 	// Compared counts the per-query results (configuration × query) both
-	// runs hold; Waved those among them that moved and were let through as
-	// near-tie flips.
-	Compared, Waved int
+	// runs hold; Flipped those among them that moved and were let through
+	// as near-tie flips.
+	Compared, Flipped int
 }
 
-// TooManyWaved says whether more results were waved through than
-// pipeline.MaxWavedShare allows.
-func (r BaselineDiff) TooManyWaved() bool {
-	return float64(r.Waved) > pipeline.MaxWavedShare*float64(r.Compared)
+// MaxFlippedShare is the largest share of compared results that a gate (the
+// pipeline's frozen fixture, eval --check) lets near-tie flips explain. The
+// gate embedder's scores drift across CPUs by about 1e-6, 30 times less than
+// its tolerance (pipeline.ScoreTolerance), so a real flip is rare: a run in
+// which more than 1 % of results moved "by near-ties" has changed, and an
+// allowance that grew to explain it would stop being a gate.
+const MaxFlippedShare = 0.01
+
+// MaxFlipped is how many of the compared results near-tie flips may explain:
+// MaxFlippedShare of them, rounded down.
+func MaxFlipped(compared int) int { return int(MaxFlippedShare * float64(compared)) }
+
+// NearTiedInBoth is the near-tie rule: the notes that took part in a near-tie
+// in both runs being compared (pipeline.NearTies of each), sorted. Only they
+// may explain a move, since a flip needs the pair within the tolerance on
+// both machines; DiffBaseline and CompareRanked's callers both ask it.
+func NearTiedInBoth(a, b []string) []string {
+	in := map[string]bool{}
+	for _, s := range a {
+		in[s] = true
+	}
+	var out []string
+	for _, s := range b {
+		if in[s] {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
+
+// TooManyFlipped says whether near-tie flips explained more results than
+// MaxFlipped allows.
+func (r BaselineDiff) TooManyFlipped() bool { return r.Flipped > MaxFlipped(r.Compared) }
 
 // Failed says whether the gate fails: a real change, or too many flips.
-func (r BaselineDiff) Failed() bool { return len(r.Changes) > 0 || r.TooManyWaved() }
+func (r BaselineDiff) Failed() bool { return len(r.Changes) > 0 || r.TooManyFlipped() }
 
 // withoutNearTies is a baseline with the near-tie sets dropped: they describe
 // a run's margins, not its results, and differ at their edges between CPUs.
@@ -236,7 +264,7 @@ func DiffBaseline(old, cur Baseline) BaselineDiff {
 		change("embedder: %s → %s (the gate records with %s)", old.Embedder, cur.Embedder, old.Embedder)
 	}
 	if old.Stamp != cur.Stamp {
-		change("index stamp: %s → %s (the vault, the embedder or the schema changed)", short(old.Stamp), short(cur.Stamp))
+		change("index stamp: %s → %s (the vault, the embedder or the schema changed)", eval.ShortStamp(old.Stamp), eval.ShortStamp(cur.Stamp))
 	}
 	olds := map[string]BaselineConfig{}
 	for _, c := range old.Configs {
@@ -269,7 +297,7 @@ func DiffBaseline(old, cur Baseline) BaselineDiff {
 				continue
 			}
 			line := fmt.Sprintf("%s: query %s: relevant ranks %v → %v, nDCG@10 %s → %s", c.Name, id, o.Ranks[id], c.Ranks[id], fixed(o.NDCG[id]), fixed(c.NDCG[id]))
-			common := intersect(o.NearTies[id], c.NearTies[id])
+			common := NearTiedInBoth(o.NearTies[id], c.NearTies[id])
 			switch why := unexplained(o.Found[id], c.Found[id], common); {
 			case len(common) == 0:
 				real = append(real, line+" (no near-tie in both runs explains it)")
@@ -296,7 +324,7 @@ func DiffBaseline(old, cur Baseline) BaselineDiff {
 		}
 		r.Changes = append(r.Changes, real...)
 		r.Flips = append(r.Flips, flips...)
-		r.Waved += len(flips)
+		r.Flipped += len(flips)
 		for _, m := range means {
 			if len(real) == 0 && len(flips) > 0 {
 				r.Flips = append(r.Flips, m+" (moved only by the near-tie flips above)")
@@ -368,25 +396,9 @@ func unexplained(old, cur map[string]int, common []string) string {
 	return ""
 }
 
-func fixed(f Fixed4) string {
+func fixed(f FourDecimals) string {
 	b, _ := f.MarshalJSON()
 	return string(b)
-}
-
-// intersect is the sorted common part of two sorted lists.
-func intersect(a, b []string) []string {
-	in := map[string]bool{}
-	for _, s := range a {
-		in[s] = true
-	}
-	var out []string
-	for _, s := range b {
-		if in[s] {
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func diffMetrics(name, kind string, o, c Metrics, add func(string, ...any)) {
@@ -419,36 +431,4 @@ func metricMap(m Metrics) (map[string]json.Number, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return strings.TrimSpace(s)
-}
-
-// Print writes what the gate found for one dataset: the near-tie flips it let
-// through and how many of the compared results they are, then the real
-// changes, or that the dataset matches.
-func (r BaselineDiff) Print(w io.Writer, dataset, path string) {
-	limit := int(pipeline.MaxWavedShare * float64(r.Compared))
-	fmt.Fprintf(w, "eval --check: %s: %d per-query results compared, %d waved through as near-tie flips (at most %d, 1 %%)\n", dataset, r.Compared, r.Waved, limit)
-	if len(r.Flips) > 0 {
-		fmt.Fprintf(w, "eval --check: %s: near-tie flips (notes within the tolerance of each other in both runs):\n", dataset)
-		for _, d := range r.Flips {
-			fmt.Fprintln(w, "  "+d)
-		}
-	}
-	if r.TooManyWaved() {
-		fmt.Fprintf(w, "eval --check: %s: %d near-tie flips are more than 1 %% of %d results: that is a change, not noise\n", dataset, r.Waved, r.Compared)
-	}
-	if len(r.Changes) > 0 {
-		fmt.Fprintf(w, "eval --check: %s differs from %s in %d places:\n", dataset, path, len(r.Changes))
-		for _, d := range r.Changes {
-			fmt.Fprintln(w, "  "+d)
-		}
-	} else if !r.TooManyWaved() {
-		fmt.Fprintf(w, "eval --check: %s matches %s\n", dataset, path)
-	}
 }

@@ -229,7 +229,7 @@ func TestGateMutations(t *testing.T) {
 			cur := run(tc.ds, tc.cfgs, tc.r)
 			d := gate.DiffBaseline(base, gate.BaselineOf(cur))
 			if !d.Failed() {
-				t.Fatalf("the gate passed a real change (%d compared, %d waved)", d.Compared, d.Waved)
+				t.Fatalf("the gate passed a real change (%d compared, %d flipped)", d.Compared, d.Flipped)
 			}
 			t.Logf("failed as it should, %d differences, first: %s", len(d.Changes), d.Changes[0])
 		})
@@ -246,7 +246,7 @@ func TestGateMutations(t *testing.T) {
 		if d.Failed() {
 			t.Fatalf("the gate failed on noise of %.0g (vector scores moved by at most %.2g): %v", sigma, drift, d.Changes)
 		}
-		t.Logf("passed: vector scores moved by up to %.2g, %d of %d results waved through as near-tie flips", drift, d.Waved, d.Compared)
+		t.Logf("passed: vector scores moved by up to %.2g, %d of %d results waved through as near-tie flips", drift, d.Flipped, d.Compared)
 	})
 }
 

@@ -1,14 +1,9 @@
 package gate
 
 import (
-	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/vault-rag/vault-rag/eval"
-	"github.com/vault-rag/vault-rag/internal/table"
 )
 
 // Quality is one configuration's mean nDCG@10 on one dataset with a model and
@@ -68,50 +63,3 @@ func CheckQuality(ref, run *eval.DatasetRun, sd float64) []Quality {
 	}
 	return out
 }
-
-// QualityRows are the rows of the quality table.
-func QualityRows(qs []Quality) ([]string, [][]string) {
-	head := []string{"dataset", "configuration", "reference nDCG@10", "model nDCG@10", "Δ", "p", "bound", ""}
-	var rows [][]string
-	for _, q := range qs {
-		verdict := "within"
-		if !q.OK() {
-			verdict = "OUTSIDE"
-		}
-		rows = append(rows, []string{q.Dataset, q.Config, f4(q.ReferenceNDCG), f4(q.ModelNDCG), fmt.Sprintf("%+.4f", q.Delta()), fmt.Sprintf("%.4f", q.P), fmt.Sprintf("±%.4f", q.Bound), verdict})
-	}
-	return head, rows
-}
-
-// PrintQuality prints the quality table, as markdown when md is set.
-func PrintQuality(w io.Writer, qs []Quality, md bool) error {
-	if len(qs) == 0 {
-		return nil
-	}
-	fmt.Fprintf(w, "\n%s (users' default) against %s (the gate's), same machine:\n", qs[0].Model, qs[0].Reference)
-	head, rows := QualityRows(qs)
-	if md {
-		return table.Markdown(w, head, rows)
-	}
-	return table.Terminal(w, head, rows)
-}
-
-// WriteQualityReport writes dir/quality.md: the users' model against the
-// gate's on every dataset.
-func WriteQualityReport(dir string, qs []Quality) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(filepath.Join(dir, "quality.md"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "# %s against %s\n\nMean nDCG@10 of the shipped configurations with each embedder, indexed and run on the same machine; p is the paired randomization test's. The gate records with %s; %s must stay within the bound on every dataset.\n", qs[0].Model, qs[0].Reference, qs[0].Reference, qs[0].Model)
-	if err := PrintQuality(f, qs, true); err != nil {
-		return err
-	}
-	return f.Close()
-}
-
-func f4(x float64) string { return fmt.Sprintf("%.4f", x) }

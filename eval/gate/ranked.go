@@ -26,18 +26,23 @@ type RankedDiff struct {
 }
 
 // CompareRanked compares a stored ranking (want) with a new one (got) of the
-// same query, score by score (the pipeline's frozen fixtures). Notes in tied — those that took part in a near-tie in both
-// runs, at any stage — may move, enter or leave: a flip upstream moves them
-// through every later stage (a rank-fused score jumps by a whole rank), so
-// they are reported, not failed. Every other note must keep its relative
-// order and its score within tol. When both lists were cut at the same length,
-// the notes that a tied note pushed below the cut may drop out of the tail.
-func CompareRanked(want, got []Scored, tied map[string]bool, tol float64) RankedDiff {
+// same query, score by score (the pipeline's frozen fixtures). The notes of
+// tied, those that took part in a near-tie in both runs (NearTiedInBoth),
+// may move, enter or leave: a flip upstream moves them through every later
+// stage (a rank-fused score jumps by a whole rank), so they are reported, not
+// failed. Every other note must keep its relative order and its score within
+// tol. When both lists were cut at the same length, the notes that a tied
+// note pushed below the cut may drop out of the tail.
+func CompareRanked(want, got []Scored, tied []string, tol float64) RankedDiff {
+	isTied := map[string]bool{}
+	for _, p := range tied {
+		isTied[p] = true
+	}
 	var c RankedDiff
 	rest := func(l []Scored) []Scored {
 		var out []Scored
 		for _, s := range l {
-			if !tied[s.Path] {
+			if !isTied[s.Path] {
 				out = append(out, s)
 			}
 		}
@@ -71,7 +76,7 @@ func CompareRanked(want, got []Scored, tied map[string]bool, tol float64) Ranked
 	}
 	wpos, gpos := positions(want), positions(got)
 	var moved []string
-	for p := range tied {
+	for _, p := range tied {
 		wi, inW := wpos[p]
 		gi, inG := gpos[p]
 		switch {

@@ -42,11 +42,7 @@ func TestCompareRanked(t *testing.T) {
 		{name: "list got shorter", got: list("a", 0.90, "b", 0.85, "c", 0.80), wantChanges: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tied := map[string]bool{}
-			for _, p := range tc.tied {
-				tied[p] = true
-			}
-			c := CompareRanked(base, tc.got, tied, tol)
+			c := CompareRanked(base, tc.got, tc.tied, tol)
 			if (len(c.Changes) > 0) != tc.wantChanges {
 				t.Errorf("changes %q, want changes: %v", c.Changes, tc.wantChanges)
 			}

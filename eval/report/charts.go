@@ -436,42 +436,6 @@ func writeDatasetCharts(dir string, r *eval.DatasetRun, reference string) ([]str
 	return out, nil
 }
 
-// WriteSweepReport writes sweep-<name>.md (the tables),
-// sweep-<name>-tradeoff.png (mean nDCG@10 against p50 latency, a point per
-// grid setting and the base) and sweep-<name>-transfer.png (transferChart)
-// under dir.
-func WriteSweepReport(dir string, r *sweep.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	name := "sweep-" + r.Sweep.Name
-	bm, _ := r.BaseMean()
-	pts := []TradeoffPoint{{Label: "base " + r.Sweep.Base.Name, P50: r.P50(-1), Score: bm}}
-	for _, p := range r.Candidates {
-		pts = append(pts, TradeoffPoint{Label: fmt.Sprintf("#%d", p), P50: r.P50(p), Score: r.InSample[p]})
-	}
-	score := "nDCG@10"
-	if len(r.Runs) > 1 {
-		score = "mean nDCG@10 over the datasets"
-	}
-	if err := tradeoffChart(filepath.Join(dir, name+"-tradeoff.png"), "sweep "+r.Sweep.Name+": in-sample "+score+" against p50 latency", score, pts); err != nil {
-		return err
-	}
-	if err := transferChart(filepath.Join(dir, name+"-transfer.png"), r); err != nil {
-		return err
-	}
-	f, err := os.Create(filepath.Join(dir, name+".md"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "# sweep %s\n\n![tradeoff](%s-tradeoff.png)\n![transfer](%s-transfer.png)\n", r.Sweep.Name, name, name)
-	if err := sweep.Print(f, r, true); err != nil {
-		return err
-	}
-	return f.Close()
-}
-
 // transferChart draws, per dataset, the base's nDCG@10 beside the chosen
 // setting's in-sample figure, its k-fold estimate and its
 // leave-one-dataset-out estimate: a family that only wins where it was tuned

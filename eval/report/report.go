@@ -1,8 +1,10 @@
-// Package report renders eval's results for people: the terminal and
-// markdown tables of a run, the per-dataset report with its charts and TREC
-// run files, the results page generated from the committed baselines
-// (docs/results.md) and a sweep's report. It is the only part of eval that
-// draws charts (gonum/plot).
+// Package report renders eval's results for people, and is the only part of
+// eval that does: the terminal and markdown tables of a run, the per-dataset
+// report with its charts and TREC run files, the quality check's table and
+// quality.md, what the gate found (eval --check's lines), the results page
+// generated from the committed baselines (docs/results.md), and a sweep's
+// tables and report. gate and sweep return data; this package shows it. It
+// is the only part of eval that draws charts (gonum/plot).
 package report
 
 import (
@@ -27,8 +29,6 @@ import (
 	"github.com/vault-rag/vault-rag/internal/table"
 )
 
-func f4(x float64) string { return fmt.Sprintf("%.4f", x) }
-
 func ms(r *eval.ConfigRun, p float64) string {
 	return fmt.Sprintf("%.1f", measure.Millis(measure.Percentile(r.Latency, p)))
 }
@@ -43,7 +43,7 @@ func summaryRows(r *eval.DatasetRun) ([]string, [][]string) {
 			continue
 		}
 		m := c.Mean
-		rows = append(rows, []string{c.Name, f4(m.Recall[1]), f4(m.Recall[3]), f4(m.Recall[5]), f4(m.Recall[10]), f4(m.MRR), f4(m.NDCG), ms(c, 50), ms(c, 95)})
+		rows = append(rows, []string{c.Name, table.Fixed(m.Recall[1]), table.Fixed(m.Recall[3]), table.Fixed(m.Recall[5]), table.Fixed(m.Recall[10]), table.Fixed(m.MRR), table.Fixed(m.NDCG), ms(c, 50), ms(c, 95)})
 	}
 	return head, rows
 }
@@ -77,7 +77,7 @@ func kindRows(r *eval.DatasetRun) ([]string, [][]string) {
 		row := []string{c.Name}
 		for _, k := range names {
 			s := c.ByKind[k]
-			row = append(row, f4(s.MRR), f4(s.Recall[10]), f4(s.NDCG))
+			row = append(row, table.Fixed(s.MRR), table.Fixed(s.Recall[10]), table.Fixed(s.NDCG))
 		}
 		rows = append(rows, row)
 	}
@@ -121,13 +121,13 @@ func expansionRows(r *eval.DatasetRun) ([]string, [][]string) {
 		if c == nil {
 			return "—"
 		}
-		return f4(c.Mean.NDCG)
+		return table.Fixed(c.Mean.NDCG)
 	}
 	kindNDCG := func(c *eval.ConfigRun, k string) string {
 		if c == nil {
 			return "—"
 		}
-		return f4(c.ByKind[k].NDCG)
+		return table.Fixed(c.ByKind[k].NDCG)
 	}
 	var out [][]string
 	for _, name := range order {
@@ -136,16 +136,16 @@ func expansionRows(r *eval.DatasetRun) ([]string, [][]string) {
 		if plain == nil || len(v) == 1 {
 			continue
 		}
-		row := []string{name, f4(plain.Mean.NDCG), ndcg(client), "—", "—", ndcg(v[eval.VariantEcho]), ndcg(v[eval.VariantMismatched])}
+		row := []string{name, table.Fixed(plain.Mean.NDCG), ndcg(client), "—", "—", ndcg(v[eval.VariantEcho]), ndcg(v[eval.VariantMismatched])}
 		if client != nil {
 			cmp := gate.ComparePaired(plain, client)
-			row[3], row[4] = fmt.Sprintf("%+.4f", cmp.Delta), fmt.Sprintf("%.4f", cmp.P)
+			row[3], row[4] = fmt.Sprintf("%+.4f", cmp.Delta), table.Fixed(cmp.P)
 		}
 		for _, s := range sets {
 			row = append(row, ndcg(v[s]))
 			if other := v[s]; other != nil && client != nil {
 				cmp := gate.ComparePaired(client, other)
-				row = append(row, fmt.Sprintf("%+.4f", cmp.Delta), fmt.Sprintf("%.4f", cmp.P))
+				row = append(row, fmt.Sprintf("%+.4f", cmp.Delta), table.Fixed(cmp.P))
 			} else {
 				row = append(row, "—", "—")
 			}
@@ -203,7 +203,7 @@ func compareRows(cs []gate.PairedComparison) ([]string, [][]string) {
 	head := []string{"configuration vs " + cs[0].Baseline, "Δ nDCG@10", "wins", "losses", "p (randomization)"}
 	var rows [][]string
 	for _, c := range cs {
-		rows = append(rows, []string{c.Config, fmt.Sprintf("%+.4f", c.Delta), fmt.Sprint(len(c.Wins)), fmt.Sprint(len(c.Losses)), fmt.Sprintf("%.4f", c.P)})
+		rows = append(rows, []string{c.Config, fmt.Sprintf("%+.4f", c.Delta), fmt.Sprint(len(c.Wins)), fmt.Sprint(len(c.Losses)), table.Fixed(c.P)})
 	}
 	return head, rows
 }
@@ -261,7 +261,7 @@ func WriteReport(dir string, r *eval.DatasetRun, reference string) error {
 		return err
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "# %s\n\n%d queries, %d notes, %d chunks (index stamp %s). Source: `%s`.\n\n", name, len(r.Dataset.Queries), r.Notes, r.Chunks, shortStamp(r.Stamp), r.Dataset.Source)
+	fmt.Fprintf(f, "# %s\n\n%d queries, %d notes, %d chunks (index stamp %s). Source: `%s`.\n\n", name, len(r.Dataset.Queries), r.Notes, r.Chunks, eval.ShortStamp(r.Stamp), r.Dataset.Source)
 	fmt.Fprintf(f, "![quality](%s-quality.png)\n![latency](%s-latency.png)\n", name, name)
 	for _, c := range charts {
 		fmt.Fprintf(f, "![%s](%s)\n", strings.TrimSuffix(c, ".png"), c)
@@ -353,14 +353,6 @@ func writeTREC(dir string, r *eval.DatasetRun) error {
 		}
 	}
 	return nil
-}
-
-// shortStamp is an index stamp cut to its first 12 characters.
-func shortStamp(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return strings.TrimSpace(s)
 }
 
 // trecDoc makes a note path one whitespace-free token.

@@ -184,22 +184,22 @@ func (b baselineFile) config(name string) *gate.Metrics {
 	return nil
 }
 
-func nDCGOf(m gate.Metrics) gate.Fixed4     { return m.NDCG10 }
-func recall10Of(m gate.Metrics) gate.Fixed4 { return m.Recall10 }
-func mrrOf(m gate.Metrics) gate.Fixed4      { return m.MRR10 }
+func nDCGOf(m gate.Metrics) gate.FourDecimals     { return m.NDCG10 }
+func recall10Of(m gate.Metrics) gate.FourDecimals { return m.Recall10 }
+func mrrOf(m gate.Metrics) gate.FourDecimals      { return m.MRR10 }
 
 // metric is one figure of m, "—" when m did not run.
-func metric(m *gate.Metrics, f func(gate.Metrics) gate.Fixed4) string {
+func metric(m *gate.Metrics, f func(gate.Metrics) gate.FourDecimals) string {
 	if m == nil {
 		return "—"
 	}
-	return f4(float64(f(*m)))
+	return table.Fixed(float64(f(*m)))
 }
 
 var metricsHead = []string{"R@1", "R@3", "R@5", "R@10", "MRR@10", "nDCG@10"}
 
 func metricCells(m gate.Metrics) []string {
-	return []string{f4(float64(m.Recall1)), f4(float64(m.Recall3)), f4(float64(m.Recall5)), f4(float64(m.Recall10)), f4(float64(m.MRR10)), f4(float64(m.NDCG10))}
+	return []string{table.Fixed(float64(m.Recall1)), table.Fixed(float64(m.Recall3)), table.Fixed(float64(m.Recall5)), table.Fixed(float64(m.Recall10)), table.Fixed(float64(m.MRR10)), table.Fixed(float64(m.NDCG10))}
 }
 
 // datasetRows sorts a baseline's configurations for the page: the plain runs
@@ -338,10 +338,10 @@ func renderSet(b *strings.Builder, r datasetRows, set string) error {
 	head := append([]string{"configuration", "all"}, kinds...)
 	var rows [][]string
 	cells := func(label string, m gate.Metrics, byKind map[string]gate.Metrics) []string {
-		row := []string{label, f4(float64(m.NDCG10))}
+		row := []string{label, table.Fixed(float64(m.NDCG10))}
 		for _, k := range kinds {
 			if km, ok := byKind[k]; ok {
-				row = append(row, f4(float64(km.NDCG10)))
+				row = append(row, table.Fixed(float64(km.NDCG10)))
 			} else {
 				row = append(row, "—")
 			}
@@ -417,7 +417,7 @@ func renderKinds(b *strings.Builder, r datasetRows) error {
 		row := []string{c.Name}
 		for _, k := range kinds {
 			if m, ok := c.ByKind[k]; ok {
-				row = append(row, f4(float64(m.NDCG10)))
+				row = append(row, table.Fixed(float64(m.NDCG10)))
 			} else {
 				row = append(row, "—")
 			}

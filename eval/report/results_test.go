@@ -48,7 +48,7 @@ func firstDifference(got, want string) string {
 func TestRenderResults(t *testing.T) {
 	dir := t.TempDir()
 	m := func(x float64) *gate.Metrics {
-		f := gate.Fixed4(x)
+		f := gate.FourDecimals(x)
 		return &gate.Metrics{Recall1: f, Recall3: f, Recall5: f, Recall10: f, MRR10: f, NDCG10: f}
 	}
 	kinds := func(x float64) map[string]gate.Metrics {
@@ -108,7 +108,7 @@ func TestRenderResults(t *testing.T) {
 func TestRenderResultsExpansionSet(t *testing.T) {
 	dir := t.TempDir()
 	m := func(x float64) *gate.Metrics {
-		f := gate.Fixed4(x)
+		f := gate.FourDecimals(x)
 		return &gate.Metrics{Recall1: f, Recall3: f, Recall5: f, Recall10: f, MRR10: f, NDCG10: f}
 	}
 	kinds := func(english, howto float64) map[string]gate.Metrics {

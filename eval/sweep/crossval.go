@@ -280,6 +280,11 @@ type LODO struct {
 	Macro float64
 }
 
+// Mean is the mean of Estimate over every dataset, deciding or guarding
+// (Macro is over the deciding ones): the summary's figure beside the
+// per-dataset ones.
+func (l LODO) Mean() float64 { return mean(l.Estimate) }
+
 // LeaveOneDatasetOut chooses, for each dataset, a point by the selection rule
 // on the other datasets and scores it on the one left out.
 func LeaveOneDatasetOut(scores [][][]float64, candidates []int, sel Selection) LODO {

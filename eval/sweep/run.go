@@ -3,7 +3,6 @@ package sweep
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/internal/measure"
-	"github.com/vault-rag/vault-rag/internal/table"
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
@@ -168,7 +166,9 @@ func (r *Result) P50(p int) time.Duration {
 	return measure.Percentile(all, 50)
 }
 
-func (r *Result) datasetNames() string {
+// DatasetNames lists the datasets with their query counts, for the winner's
+// file and the tables' title: "demo (24 queries), cranfield (225 queries)".
+func (r *Result) DatasetNames() string {
 	parts := make([]string, len(r.Runs))
 	for d, run := range r.Runs {
 		parts[d] = fmt.Sprintf("%s (%d queries)", run.Dataset.Name, len(run.Dataset.Queries))
@@ -193,13 +193,13 @@ func (r *Result) WinnerYAML() ([]byte, error) {
 	sw, w := r.Sweep, r.Points[r.Winner]
 	var h strings.Builder
 	fmt.Fprintf(&h, "Written by `vault-rag sweep %s`: the best of %d settings of %s\n", filepath.ToSlash(sw.File), len(r.Points), filepath.ToSlash(sw.BaseFile))
-	fmt.Fprintf(&h, "by mean nDCG@10 over %s.\n", r.datasetNames())
+	fmt.Fprintf(&h, "by mean nDCG@10 over %s.\n", r.DatasetNames())
 	fmt.Fprintf(&h, "Setting: %s\n", w.Label(sw))
 	bm, bper := r.BaseMean()
 	rows := [][2]string{
 		{"in-sample (chosen on these queries)", r.perDataset(func(d int) float64 { return r.DatasetMean(d, r.Winner) }, r.InSample[r.Winner])},
 		{fmt.Sprintf("%d-fold cross-validated (seed %d)", sw.Folds, sw.Seed), r.perDataset(func(d int) float64 { return r.CV.Estimate[d] }, r.CV.Macro)},
-		{"leave-one-dataset-out", r.perDataset(func(d int) float64 { return r.LODO.Estimate[d] }, mean(r.LODO.Estimate))},
+		{"leave-one-dataset-out", r.perDataset(func(d int) float64 { return r.LODO.Estimate[d] }, r.LODO.Mean())},
 		{"of the base (" + sw.Base.Name + ")", r.perDataset(func(d int) float64 { return bper[d] }, bm)},
 	}
 	width := 0
@@ -257,153 +257,3 @@ func sameStages(a, b *pipeline.Config) error {
 	}
 	return nil
 }
-
-// Table is one of a sweep's tables: its header and its rows of cells.
-type Table struct {
-	Head []string
-	Rows [][]string
-}
-
-// Tables are the sweep's tables: every point, each fold's choice, the
-// summary (base, best in-sample, cross-validated) and leave-one-dataset-out.
-func Tables(r *Result) []Table {
-	sw := r.Sweep
-	var out []Table
-	// Grid.
-	head := []string{"#"}
-	for _, a := range sw.Axes {
-		head = append(head, a.Key)
-	}
-	for _, run := range r.Runs {
-		head = append(head, run.Dataset.Name+" nDCG@10")
-	}
-	if len(r.Runs) > 1 {
-		head = append(head, "mean")
-	}
-	head = append(head, "p50 ms", "folds won")
-	won := map[int]int{}
-	for _, c := range r.CV.Chosen {
-		won[c]++
-	}
-	var rows [][]string
-	for p, pt := range r.Points {
-		row := []string{fmt.Sprint(p)}
-		row = append(row, pt.Values...)
-		skipped := ""
-		for d, run := range r.Runs {
-			if c := run.Configs[1+p]; c.Skipped != "" {
-				row = append(row, "—")
-				skipped = c.Skipped
-			} else {
-				row = append(row, f4(r.DatasetMean(d, p)))
-			}
-		}
-		if len(r.Runs) > 1 {
-			if skipped != "" {
-				row = append(row, "skipped")
-			} else {
-				row = append(row, f4(r.InSample[p]))
-			}
-		}
-		mark := fmt.Sprint(won[p])
-		if p == r.Winner {
-			mark += " (winner)"
-		}
-		row = append(row, fmt.Sprintf("%.1f", measure.Millis(r.P50(p))), mark)
-		rows = append(rows, row)
-	}
-	out = append(out, Table{head, rows})
-	// Folds.
-	head = []string{"fold", "queries", "chosen", "training nDCG@10"}
-	for _, run := range r.Runs {
-		head = append(head, run.Dataset.Name+" held-out")
-	}
-	rows = nil
-	for f := 0; f < sw.Folds; f++ {
-		n := 0
-		for d := range r.Folds {
-			for _, fq := range r.Folds[d] {
-				if fq == f {
-					n++
-				}
-			}
-		}
-		row := []string{fmt.Sprint(f + 1), fmt.Sprint(n), pointName(r, r.CV.Chosen[f]), f4(r.CV.Train[f])}
-		for d := range r.Runs {
-			if v := r.CV.HeldOut[f][d]; v < 0 {
-				row = append(row, "—")
-			} else {
-				row = append(row, f4(v))
-			}
-		}
-		rows = append(rows, row)
-	}
-	out = append(out, Table{head, rows})
-	// Summary.
-	head = []string{"nDCG@10"}
-	for _, run := range r.Runs {
-		head = append(head, run.Dataset.Name)
-	}
-	if len(r.Runs) > 1 {
-		head = append(head, "mean")
-	}
-	bm, bper := r.BaseMean()
-	line := func(label string, get func(d int) float64, macro float64) []string {
-		row := []string{label}
-		for d := range r.Runs {
-			row = append(row, f4(get(d)))
-		}
-		if len(r.Runs) > 1 {
-			row = append(row, f4(macro))
-		}
-		return row
-	}
-	win := r.Winner
-	rows = [][]string{
-		line("base ("+sw.Base.Name+")", func(d int) float64 { return bper[d] }, bm),
-		line("chosen in-sample (#"+fmt.Sprint(win)+")", func(d int) float64 { return r.DatasetMean(d, win) }, r.InSample[win]),
-		line(fmt.Sprintf("cross-validated (%d folds)", sw.Folds), func(d int) float64 { return r.CV.Estimate[d] }, r.CV.Macro),
-		line("leave-one-dataset-out", func(d int) float64 { return r.LODO.Estimate[d] }, mean(r.LODO.Estimate)),
-		line("in-sample − CV", func(d int) float64 { return r.DatasetMean(d, win) - r.CV.Estimate[d] }, r.InSample[win]-r.CV.Macro),
-	}
-	out = append(out, Table{head, rows})
-	// Leave one dataset out: what the rule picks without each dataset.
-	head = []string{"left out", "role", "chosen on the others", "its nDCG@10 there", "base there", "Δ"}
-	rows = nil
-	for d, run := range r.Runs {
-		role := "guard"
-		if r.Selection.Decides[d] {
-			role = "decides"
-		}
-		rows = append(rows, []string{run.Dataset.Name, role, pointName(r, r.LODO.Chosen[d]), f4(r.LODO.Estimate[d]), f4(bper[d]), fmt.Sprintf("%+.4f", r.LODO.Estimate[d]-bper[d])})
-	}
-	out = append(out, Table{head, rows})
-	return out
-}
-
-func pointName(r *Result, p int) string {
-	if p < 0 {
-		return "none qualifies: the base (" + r.Sweep.Base.Name + ") stays"
-	}
-	return fmt.Sprintf("#%d %s", p, r.Points[p].Label(r.Sweep))
-}
-
-// Print writes the sweep's tables; markdown when md is set.
-func Print(w io.Writer, r *Result, md bool) error {
-	sw := r.Sweep
-	fmt.Fprintf(w, "\nsweep %s: %d settings of %s over %s; %d folds, seed %d; took %s\n", sw.Name, len(r.Points), filepath.ToSlash(sw.BaseFile), r.datasetNames(), sw.Folds, sw.Seed, r.Took.Round(time.Second))
-	for _, t := range Tables(r) {
-		render := table.Terminal
-		if md {
-			fmt.Fprintln(w)
-			render = table.Markdown
-		}
-		if err := render(w, t.Head, t.Rows); err != nil {
-			return err
-		}
-	}
-	_, err := fmt.Fprintf(w, "winner: %s\n", pointName(r, r.Winner))
-	return err
-}
-
-func f4(x float64) string { return fmt.Sprintf("%.4f", x) }

@@ -109,7 +109,7 @@ func TestRunSweepEndToEnd(t *testing.T) {
 	}
 	// The tables and the report render.
 	var b strings.Builder
-	if err := sweep.Print(&b, res, false); err != nil {
+	if err := report.PrintSweep(&b, res, false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "cross-validated (3 folds)") || !strings.Contains(b.String(), "winner: #") || !strings.Contains(b.String(), "leave-one-dataset-out") {

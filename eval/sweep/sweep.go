@@ -1,8 +1,8 @@
 // Package sweep runs a grid over a base configuration's settings (a sweep
 // file, experiments/sweeps/) on eval's datasets, chooses a setting by the
 // selection rule and estimates how it transfers, by k-fold and
-// leave-one-dataset-out cross-validation; it prints its tables and writes
-// the winner as an experiment file.
+// leave-one-dataset-out cross-validation, and writes the winner as an
+// experiment file. Its result (Result) is shown by eval/report.
 package sweep
 
 import (

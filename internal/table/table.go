@@ -5,12 +5,17 @@
 package table
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
+
+// Fixed writes x with four decimals: every score, p and mean in eval's
+// tables, so a change shows at the fourth decimal and nothing below it.
+func Fixed(x float64) string { return fmt.Sprintf("%.4f", x) }
 
 // Markdown writes a markdown table, then a blank line; nothing when head is
 // nil. Headers are kept as written (no upper-casing) and cells never wrap: a

@@ -44,3 +44,11 @@ func TestNoHeadWritesNothing(t *testing.T) {
 		t.Errorf("terminal without a head: %q, %v", b.String(), err)
 	}
 }
+
+func TestFixed(t *testing.T) {
+	for x, want := range map[float64]string{0: "0.0000", 1: "1.0000", 0.86044: "0.8604", 0.86045001: "0.8605", -0.25: "-0.2500", 12.5: "12.5000"} {
+		if got := Fixed(x); got != want {
+			t.Errorf("Fixed(%v) = %q, want %q", x, got, want)
+		}
+	}
+}
