@@ -272,7 +272,7 @@ func WriteReport(dir string, r *eval.DatasetRun, reference string) error {
 	}
 	cs := Comparisons(r, reference)
 	if len(cs) > 0 {
-		fmt.Fprintf(f, "## eval.Query by query against %s\n\nRank of the first relevant note in the top 10 (0: none).\n\n", reference)
+		fmt.Fprintf(f, "## Query by query against %s\n\nRank of the first relevant note in the top 10 (0: none).\n\n", reference)
 		for _, c := range cs {
 			fmt.Fprintf(f, "**%s** (Δ nDCG@10 %+.4f, p = %.4f): wins %s; losses %s\n\n", c.Config, c.Delta, c.P, changes(c.Wins), changes(c.Losses))
 		}
