@@ -15,7 +15,7 @@ import (
 	"github.com/vault-rag/vault-rag/gen"
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/measure"
-	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
@@ -486,7 +486,7 @@ func incremental(ctx context.Context, emb index.Embedder, vault, work string) (t
 	}
 	defer os.RemoveAll(tmp)
 	v := filepath.Join(tmp, "vault")
-	if err := vaulttest.CopyTree(vault, v); err != nil {
+	if err := vaultfs.CopyTree(vault, v); err != nil {
 		return 0, err
 	}
 	db := filepath.Join(tmp, "index.db")
