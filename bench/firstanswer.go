@@ -27,7 +27,8 @@ const firstAnswerTail = 60 * time.Second
 // is measured too when whole is set, and otherwise projected from the tokens
 // embedded in the minute after the first answer (the progress line's ETA
 // rule: batches run shortest first).
-func firstAnswer(ctx context.Context, o Options, res *Results, vault, name string, whole bool, logf func(string, ...any)) error {
+func (r *runner) firstAnswer(ctx context.Context, vault, name string, whole bool) error {
+	o := r.o
 	reg, err := models.NewRegistry(o.DataDir, o.Runtime)
 	if err != nil {
 		return err
@@ -41,7 +42,7 @@ func firstAnswer(ctx context.Context, o Options, res *Results, vault, name strin
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp(filepath.Join(o.DataDir, "bench"), "first-")
+	work, err := os.MkdirTemp(r.work, "first-")
 	if err != nil {
 		return err
 	}
@@ -79,29 +80,29 @@ func firstAnswer(ctx context.Context, o Options, res *Results, vault, name strin
 		return err
 	}
 	tFirst := time.Since(start)
-	res.add("first answer", "first answer: the keyword index in place, vectors still embedding", name, tFirst.Seconds(), "s", fmt.Sprintf("%s, model load included; query %q", embName, query))
-	logf("first answer on %s after %s (%d notes found)", name, tFirst.Round(time.Millisecond), first)
+	r.res.add("first answer", "first answer: the keyword index in place, vectors still embedding", name, tFirst.Seconds(), "s", fmt.Sprintf("%s, model load included; query %q", embName, query))
+	r.logf("first answer on %s after %s (%d notes found)", name, tFirst.Round(time.Millisecond), first)
 
 	var tWhole time.Duration
 	note := ""
 	if whole {
-		r := <-built
-		if r.err != nil {
-			return r.err
+		b := <-built
+		if b.err != nil {
+			return b.err
 		}
 		tWhole = time.Since(start)
-		note = fmt.Sprintf("measured: %d chunks", r.rep.Chunks)
+		note = fmt.Sprintf("measured: %d chunks", b.rep.Chunks)
 	} else {
 		mu.Lock()
 		at := last
 		mu.Unlock()
 		t0 := time.Now()
 		select {
-		case r := <-built:
-			if r.err != nil {
-				return r.err
+		case b := <-built:
+			if b.err != nil {
+				return b.err
 			}
-			tWhole, note = time.Since(start), fmt.Sprintf("measured: %d chunks", r.rep.Chunks)
+			tWhole, note = time.Since(start), fmt.Sprintf("measured: %d chunks", b.rep.Chunks)
 		case <-time.After(firstAnswerTail):
 			stop()
 			<-built
@@ -118,8 +119,8 @@ func firstAnswer(ctx context.Context, o Options, res *Results, vault, name strin
 			note = fmt.Sprintf("projected: %d chunks, %.1f%% of their tokens embedded in the %s measured", now.Total, 100*float64(done)/float64(now.TotalTokens), spent.Round(time.Second))
 		}
 	}
-	res.add("first answer", "the whole build (the first answer before staged builds)", name, tWhole.Seconds(), "s", note)
-	res.add("first answer", "first answer / whole build", name, 100*tFirst.Seconds()/tWhole.Seconds(), "%", "")
+	r.res.add("first answer", "the whole build (the first answer before staged builds)", name, tWhole.Seconds(), "s", note)
+	r.res.add("first answer", "first answer / whole build", name, 100*tFirst.Seconds()/tWhole.Seconds(), "%", "")
 	return nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/measure"
-	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
@@ -86,25 +85,78 @@ func overlap(want, got []int64) float64 {
 	return float64(n) / float64(len(want))
 }
 
-// realRecall measures the binary first pass on real embeddings at scale: a
-// generated vault of n notes embedded with emb (once; the index is kept in
-// work for later runs), searched at the vector stage's first rung (k = 160,
+// recallFigures measures the binary vector search against the exact KNN on
+// the index's own vectors: at the vector stage's default (first rung k = 160,
+// 8 × 160 candidates) and at a strict setting (k = 10, MinCandidates), which
+// on a small collection is the one that examines only a part of it.
+func (r *runner) recallFigures(ctx context.Context, emb stages.Embedder, dataset, dbPath string, queries []string) error {
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if emb.Name() != db.Embedder() {
+		return fmt.Errorf("recall on %s: the index was embedded with %s, the queries with %s", dataset, db.Embedder(), emb.Name())
+	}
+	var qvs [][]float32
+	for _, q := range queries {
+		v, err := emb.EmbedQuery(ctx, q)
+		if err != nil {
+			return err
+		}
+		qvs = append(qvs, v)
+	}
+	total, err := db.ChunkCount(ctx)
+	if err != nil {
+		return err
+	}
+	note := fmt.Sprintf("%d queries, %s vectors, %d chunks", len(qvs), db.Embedder(), total)
+	for _, c := range []struct {
+		name          string
+		k, candidates int
+	}{
+		{"default: k=160, 1280 candidates", 160, index.VectorQuery{}.Rescored(160)},
+		{fmt.Sprintf("strict: k=10, %d candidates", index.MinCandidates), 10, index.VectorQuery{Oversample: 1}.Rescored(10)},
+	} {
+		rc, err := VectorRecall(ctx, db, qvs, c.k, c.candidates, 10)
+		if err != nil {
+			return err
+		}
+		r.res.add("recall", "binary vs exact KNN recall@10 notes, "+c.name, dataset, rc.Notes, "", note)
+		r.res.add("recall", "binary vs exact KNN recall@10 chunks, "+c.name, dataset, rc.Chunks, "", "")
+		r.logf("recall %s %s: notes %.4f, chunks %.4f", dataset, c.name, rc.Notes, rc.Chunks)
+	}
+	return nil
+}
+
+// recallAtScale measures the binary first pass on real embeddings at scale:
+// a generated vault of RecallNotes notes embedded with o.Embedder (once; the
+// index is kept in the work folder for later runs), searched at the vector stage's first rung (k = 160,
 // shipping's limit 40 × 4) with several oversampling factors, each with the
 // first pass's latency and the exact KNN's beside it. The queries are note
 // titles, alone and with stand-in client expansions (what a caller sends).
-func realRecall(ctx context.Context, res *Results, emb *models.Embedder, work string, n, queries int, logf func(string, ...any)) error {
-	v, err := genVault(ctx, work, n, logf)
+// It is the recall section, and runs when RecallNotes is above 0.
+func (r *runner) recallAtScale(ctx context.Context) error {
+	n := r.o.RecallNotes
+	if n <= 0 {
+		return nil
+	}
+	emb, err := r.embedder(ctx)
+	if err != nil {
+		return err
+	}
+	v, err := r.genVault(ctx, n)
 	if err != nil {
 		return err
 	}
 	dataset := fmt.Sprintf("gen-%d", n)
-	dbPath := eval.IndexPath(work, dataset, emb.Name())
+	dbPath := eval.IndexPath(r.work, dataset, emb.Name())
 	t0 := time.Now()
-	if _, err := eval.EnsureIndex(ctx, emb, v, dbPath, logf); err != nil {
+	if _, err := eval.EnsureIndex(ctx, emb, v, dbPath, r.logf); err != nil {
 		return err
 	}
-	logf("%s embedded with %s in %s", dataset, emb.Name(), time.Since(t0).Round(time.Second))
-	titles, err := scaleQueries(ctx, dbPath, queries)
+	r.logf("%s embedded with %s in %s", dataset, emb.Name(), time.Since(t0).Round(time.Second))
+	titles, err := scaleQueries(ctx, dbPath, r.o.Queries)
 	if err != nil {
 		return err
 	}
@@ -141,10 +193,10 @@ func realRecall(ctx context.Context, res *Results, emb *models.Embedder, work st
 			return err
 		}
 		note := fmt.Sprintf("%d queries (%s), %s vectors, %d chunks, k %d", len(qvs), set.name, emb.Name(), total, realRecallK)
-		res.add("recall at scale", "exact KNN p50, "+set.name, dataset, measure.Millis(exact), "ms", note)
+		r.res.add("recall at scale", "exact KNN p50, "+set.name, dataset, measure.Millis(exact), "ms", note)
 		for _, over := range []int{2, 4, index.DefaultOversample, 16} {
 			c := index.VectorQuery{Oversample: over}.Rescored(realRecallK)
-			r, err := VectorRecall(ctx, db, qvs, realRecallK, c, 10)
+			rc, err := VectorRecall(ctx, db, qvs, realRecallK, c, 10)
 			if err != nil {
 				return err
 			}
@@ -156,16 +208,16 @@ func realRecall(ctx context.Context, res *Results, emb *models.Embedder, work st
 				return err
 			}
 			name := fmt.Sprintf("%s, oversample %d (%d candidates)", set.name, over, c)
-			res.add("recall at scale", "recall@10 notes, "+name, dataset, r.Notes, "", "")
-			res.add("recall at scale", "recall@10 chunks, "+name, dataset, r.Chunks, "", "")
-			res.add("recall at scale", "binary pass p50, "+name, dataset, measure.Millis(p50), "ms", "")
-			logf("recall at scale %s %s: notes %.4f, chunks %.4f, p50 %.2f ms", dataset, name, r.Notes, r.Chunks, measure.Millis(p50))
+			r.res.add("recall at scale", "recall@10 notes, "+name, dataset, rc.Notes, "", "")
+			r.res.add("recall at scale", "recall@10 chunks, "+name, dataset, rc.Chunks, "", "")
+			r.res.add("recall at scale", "binary pass p50, "+name, dataset, measure.Millis(p50), "ms", "")
+			r.logf("recall at scale %s %s: notes %.4f, chunks %.4f, p50 %.2f ms", dataset, name, rc.Notes, rc.Chunks, measure.Millis(p50))
 		}
 	}
 	return nil
 }
 
-// realRecallK is the depth realRecall searches at: the vector stage's first
+// realRecallK is the depth recallAtScale searches at: the vector stage's first
 // rung for shipping's limit of 40.
 const realRecallK = 160
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
@@ -14,14 +15,34 @@ import (
 	"github.com/vault-rag/vault-rag/stages"
 )
 
-// RerankModels are the cross-encoders the rerank section times: the real one
-// (its rows say "model not installed" until it is) and its cost stand-ins,
-// which have its encoder (6 layers, 384 wide, 12 heads, the same vocabulary)
-// and so its cost per pair, but no relevance head.
-var RerankModels = []string{models.DefaultCrossEncoder, "all-MiniLM-L6-v2-standin", "all-MiniLM-L6-v2-q-standin"}
+// rerankPassages are the passage sources the rerank section times.
+var rerankPassages = []string{"snippet", "chunk", "note", "window"}
 
-// RerankPassages are the passage sources timed.
-var RerankPassages = []string{"snippet", "chunk", "note", "window"}
+// rerank times the rerank stage on the demo vault: on the demo index the
+// latency section built, when it ran, or else on one built (once) with the
+// default embedder.
+func (r *runner) rerank(ctx context.Context) error {
+	reg, err := r.registry()
+	if err != nil {
+		return err
+	}
+	demo, err := eval.LoadDemo(r.o.Root)
+	if err != nil {
+		return err
+	}
+	db := r.demoDB
+	if db == "" {
+		emb, err := reg.Embedder(ctx, "")
+		if err != nil {
+			return err
+		}
+		db = eval.IndexPath(r.work, "demo", emb.Name())
+		if _, err := eval.EnsureIndex(ctx, emb, demo.VaultPath, db, r.logf); err != nil {
+			return err
+		}
+	}
+	return r.rerankCost(ctx, db, texts(demo.Queries, r.o.RerankQueries))
+}
 
 // rerankCost times the rerank stage alone (the step's own duration, after the
 // hybrid stages) over 30 candidates per passage source, without the passage
@@ -33,13 +54,17 @@ var RerankPassages = []string{"snippet", "chunk", "note", "window"}
 // queries holds on a machine shared with other work even when the times
 // themselves drift, and the reference's time on a quiet machine turns it back
 // into milliseconds.
-func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath string, queries []string, logf func(string, ...any)) error {
+func (r *runner) rerankCost(ctx context.Context, dbPath string, queries []string) error {
+	scorerModels, err := rerankModels()
+	if err != nil {
+		return err
+	}
 	db, err := index.Open(ctx, dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	sm := &statsModels{Models: pipeline.ModelsOf(reg), reg: reg}
+	sm := &statsModels{Models: pipeline.ModelsOf(r.reg), reg: r.reg}
 	env := stages.NewEnv(db, sm)
 	env.Passages = nil // every query embeds its passages: that is the cost timed
 	type run struct {
@@ -49,9 +74,9 @@ func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath 
 		stats               []models.BatchStats
 		failed              string
 	}
-	for _, passage := range RerankPassages {
+	for _, passage := range rerankPassages {
 		var runs []*run
-		scorers := append([]string{}, RerankModels...)
+		scorers := slices.Clone(scorerModels)
 		if passage != "chunk" && passage != "note" {
 			scorers = append(scorers, "bi-encoder")
 		}
@@ -75,60 +100,60 @@ func rerankCost(ctx context.Context, res *Results, reg *models.Registry, dbPath 
 			runs = append(runs, &run{name: name, scorer: m, model: m, cfg: cfg})
 		}
 		for i, q := range append([]string{queries[0]}, queries...) {
-			for _, r := range runs {
-				if r.failed != "" {
+			for _, ru := range runs {
+				if ru.failed != "" {
 					continue
 				}
 				sm.last = models.BatchStats{}
-				_, st, err := pipeline.Run(ctx, env, r.cfg, pipeline.Request{Text: q, Now: eval.DefaultNow})
+				_, st, err := pipeline.Run(ctx, env, ru.cfg, pipeline.Request{Text: q, Now: eval.DefaultNow})
 				if errors.Is(err, models.ErrNotInstalled) {
-					r.failed = "model not installed"
+					ru.failed = "model not installed"
 					continue
 				}
 				if err != nil {
-					return fmt.Errorf("%s: %w", r.name, err)
+					return fmt.Errorf("%s: %w", ru.name, err)
 				}
 				if i > 0 { // the first run warms up
-					r.times = append(r.times, st.Steps[len(st.Steps)-1].Duration)
-					r.stats = append(r.stats, sm.last)
+					ru.times = append(ru.times, st.Steps[len(st.Steps)-1].Duration)
+					ru.stats = append(ru.stats, sm.last)
 				}
 			}
-			logf("rerank %s: query %d of %d", passage, i, len(queries))
+			r.logf("rerank %s: query %d of %d", passage, i, len(queries))
 		}
 		var ref float64 // the reference's p50 in this loop
-		for _, r := range runs {
-			if (r.scorer == "reference" || (passage == "snippet" && r.scorer == "bi-encoder")) && r.failed == "" {
-				ref = measure.Millis(measure.Percentile(r.times, 50))
+		for _, ru := range runs {
+			if (ru.scorer == "reference" || (passage == "snippet" && ru.scorer == "bi-encoder")) && ru.failed == "" {
+				ref = measure.Millis(measure.Percentile(ru.times, 50))
 			}
 		}
-		for _, r := range runs {
-			if r.scorer == "reference" {
+		for _, ru := range runs {
+			if ru.scorer == "reference" {
 				continue
 			}
-			if r.failed != "" {
-				res.add("rerank", r.name, "demo", 0, "ms", r.failed)
+			if ru.failed != "" {
+				r.res.add("rerank", ru.name, "demo", 0, "ms", ru.failed)
 				continue
 			}
-			p50 := measure.Millis(measure.Percentile(r.times, 50))
-			res.add("rerank", r.name+" p50", "demo", p50, "ms", fmt.Sprintf("%d queries, no passage cache", len(r.times)))
-			res.add("rerank", r.name+" p95", "demo", measure.Millis(measure.Percentile(r.times, 95)), "ms", "")
+			p50 := measure.Millis(measure.Percentile(ru.times, 50))
+			r.res.add("rerank", ru.name+" p50", "demo", p50, "ms", fmt.Sprintf("%d queries, no passage cache", len(ru.times)))
+			r.res.add("rerank", ru.name+" p95", "demo", measure.Millis(measure.Percentile(ru.times, 95)), "ms", "")
 			if ref > 0 {
-				res.add("rerank", r.name+" p50 ÷ bi-encoder snippet p50 (same queries, same minutes)", "demo", p50/ref, "x", "")
+				r.res.add("rerank", ru.name+" p50 ÷ bi-encoder snippet p50 (same queries, same minutes)", "demo", p50/ref, "x", "")
 			}
-			if r.scorer == "bi-encoder" {
+			if ru.scorer == "bi-encoder" {
 				continue
 			}
 			var tokens, padded, batches int
-			for _, s := range r.stats {
+			for _, s := range ru.stats {
 				tokens += s.Tokens
 				padded += s.Padded
 				batches += s.Batches
 			}
-			if n := float64(len(r.stats)); batches > 0 {
-				res.add("rerank", r.name+", tokens per query", "demo", float64(tokens)/n, "", "")
-				res.add("rerank", r.name+", tokens fed per query (padding included)", "demo", float64(padded)/n, "", "")
-				res.add("rerank", r.name+", batches per query", "demo", float64(batches)/n, "", "")
-				res.add("rerank", r.name+", tokens fed per batch", "demo", float64(padded)/float64(batches), "", "")
+			if n := float64(len(ru.stats)); batches > 0 {
+				r.res.add("rerank", ru.name+", tokens per query", "demo", float64(tokens)/n, "", "")
+				r.res.add("rerank", ru.name+", tokens fed per query (padding included)", "demo", float64(padded)/n, "", "")
+				r.res.add("rerank", ru.name+", batches per query", "demo", float64(batches)/n, "", "")
+				r.res.add("rerank", ru.name+", tokens fed per batch", "demo", float64(padded)/float64(batches), "", "")
 			}
 		}
 	}
@@ -165,26 +190,3 @@ func (s *statsScorer) Score(ctx context.Context, q string, ps []string) ([]float
 
 func (s *statsScorer) CountTokens(text string) int { return s.ce.CountTokens(text) }
 func (s *statsScorer) StandInFor() string          { return s.ce.StandInFor() }
-
-// onlyRerank is `vault-rag bench --only rerank`: the demo index (built once
-// with the default embedder) and the rerank section, nothing else.
-func onlyRerank(ctx context.Context, o Options, res *Results, work string, logf func(string, ...any)) error {
-	reg, err := models.NewRegistry(o.DataDir, o.Runtime)
-	if err != nil {
-		return err
-	}
-	defer reg.Close()
-	emb, err := reg.Embedder(ctx, "")
-	if err != nil {
-		return err
-	}
-	demo, err := eval.LoadDemo(o.Root)
-	if err != nil {
-		return err
-	}
-	demoDB := eval.IndexPath(work, "demo", emb.Name())
-	if _, err := eval.EnsureIndex(ctx, emb, demo.VaultPath, demoDB, logf); err != nil {
-		return err
-	}
-	return rerankCost(ctx, res, reg, demoDB, texts(demo.Queries, o.RerankQueries), logf)
-}

@@ -5,31 +5,55 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
-// --only keeps the parts of a full run its section names, and nothing else.
-func TestSectionParts(t *testing.T) {
-	for _, tc := range []struct {
-		only string
-		want parts
-	}{
-		{"", parts{reindex: true, throughput: true, latency: true, recall: true, rerank: true, first: true}},
-		{"reindex", parts{reindex: true}},
-		{"throughput", parts{throughput: true}},
-		{"rerank", parts{rerank: true}},
-		{"latency", parts{latency: true}},
-		{"first-answer", parts{first: true}},
-		{"recall", parts{recall: true}},
-	} {
-		got, err := sectionParts(tc.only)
-		if err != nil || got != tc.want {
-			t.Errorf("sectionParts(%q) = %+v, %v; want %+v", tc.only, got, err, tc.want)
+// --only runs the one section it names; no --only runs them all, in the
+// table's order; a name that is no section is refused with the names there
+// are.
+func TestChosen(t *testing.T) {
+	all, err := chosen("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range all {
+		names = append(names, s.name)
+	}
+	want := []string{"reindex", "first-answer", "throughput", "latency", "rerank", "recall"}
+	if !slices.Equal(names, want) || !slices.Equal(Sections(), want) {
+		t.Errorf("a full run: %q (Sections %q), want %q", names, Sections(), want)
+	}
+	for _, name := range want {
+		got, err := chosen(name)
+		if err != nil || len(got) != 1 || got[0].name != name || got[0].run == nil {
+			t.Errorf("chosen(%q) = %v, %v; want that section alone", name, got, err)
 		}
 	}
-	if _, err := sectionParts("recal"); err == nil || !strings.Contains(err.Error(), `no section "recal" (reindex, throughput, rerank, latency, first-answer, recall)`) {
-		t.Errorf("sectionParts(\"recal\"): %v", err)
+	if _, err := chosen("recal"); err == nil || !strings.Contains(err.Error(), `no section "recal" (reindex, first-answer, throughput, latency, rerank, recall)`) {
+		t.Errorf("chosen(\"recal\"): %v", err)
+	}
+}
+
+// The models the sections time come from the manifest: the default embedder
+// and the fp32 original it was quantized from; the default cross-encoder and
+// its two cost stand-ins.
+func TestSectionModels(t *testing.T) {
+	re, err := reindexModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{models.DefaultEmbedder, "bge-small-en-v1.5"}; !slices.Equal(re, want) {
+		t.Errorf("reindex models %q, want %q", re, want)
+	}
+	rr, err := rerankModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{models.DefaultCrossEncoder, "all-MiniLM-L6-v2-standin", "all-MiniLM-L6-v2-q-standin"}; !slices.Equal(rr, want) {
+		t.Errorf("rerank models %q, want %q", rr, want)
 	}
 }
 

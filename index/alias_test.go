@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 )
 
@@ -46,7 +47,7 @@ func TestAliasesSearchedAsTitle(t *testing.T) {
 		t.Errorf("title %q, want the heading alone", n.Title)
 	}
 
-	if diff := vaulttest.Diff(before, vaulttest.MustDigest(t, vault), ""); diff != nil {
+	if diff := vaultfs.Diff(before, vaulttest.MustDigest(t, vault), ""); diff != nil {
 		t.Errorf("the build changed the vault: %q", diff)
 	}
 
@@ -64,7 +65,7 @@ func TestAliasesSearchedAsTitle(t *testing.T) {
 			t.Errorf("engine %d: the dropped alias still finds %v", e, hitPaths(t, d, hits))
 		}
 	}
-	if diff := vaulttest.Diff(before, vaulttest.MustDigest(t, vault), ""); diff != nil {
+	if diff := vaultfs.Diff(before, vaulttest.MustDigest(t, vault), ""); diff != nil {
 		t.Errorf("the incremental build changed the vault: %q", diff)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	vpkg "github.com/vault-rag/vault-rag/internal/vault"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"os"
 	"os/exec"
@@ -271,7 +272,7 @@ func TestBadVault(t *testing.T) {
 		t.Errorf("keyword search for the deep note: %q", got)
 	}
 
-	if d := vaulttest.Diff(before, vaulttest.MustDigest(t, vault), ""); d != nil {
+	if d := vaultfs.Diff(before, vaulttest.MustDigest(t, vault), ""); d != nil {
 		t.Errorf("the vault changed during the build: %q", d)
 	}
 
@@ -286,7 +287,7 @@ func TestBadVault(t *testing.T) {
 	if len(rep2.Skipped) != len(wantSkipped) {
 		t.Errorf("incremental build skipped %d files, the full one %d", len(rep2.Skipped), len(wantSkipped))
 	}
-	if d := vaulttest.Diff(before, vaulttest.MustDigest(t, vault), ""); d != nil {
+	if d := vaultfs.Diff(before, vaulttest.MustDigest(t, vault), ""); d != nil {
 		t.Errorf("the vault changed during the incremental build: %q", d)
 	}
 }

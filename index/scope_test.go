@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	vpkg "github.com/vault-rag/vault-rag/internal/vault"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 )
 
@@ -64,7 +65,7 @@ func TestBuildScope(t *testing.T) {
 	if rep.Notes != 1 || rep.Removed != 1 {
 		t.Errorf("after excluding b.md: %d notes, %d removed; want 1 and 1", rep.Notes, rep.Removed)
 	}
-	if d := vaulttest.Diff(before, vaulttest.MustDigest(t, vault), ""); d != nil {
+	if d := vaultfs.Diff(before, vaulttest.MustDigest(t, vault), ""); d != nil {
 		t.Errorf("the builds changed the vault: %q", d)
 	}
 }

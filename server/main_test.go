@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"io"
 	"log/slog"
 	"net"
@@ -122,16 +122,16 @@ func runTests(m *testing.M) (int, error) {
 	if err := buildFixture(emb); err != nil {
 		return 1, err
 	}
-	before, err := vaulttest.Digest(fx.vault)
+	before, err := vaultfs.Digest(fx.vault)
 	if err != nil {
 		return 1, err
 	}
 	code := m.Run()
-	after, err := vaulttest.Digest(fx.vault)
+	after, err := vaultfs.Digest(fx.vault)
 	if err != nil {
 		return 1, err
 	}
-	if diff := vaulttest.Diff(before, after, ""); diff != nil {
+	if diff := vaultfs.Diff(before, after, ""); diff != nil {
 		return 1, fmt.Errorf("the test vault changed during the tests (%q): a tool wrote to the vault", diff)
 	}
 	return code, nil

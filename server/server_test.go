@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"io"
 	"net"
@@ -35,7 +36,7 @@ func copyFixture(t *testing.T) (vault, db string) {
 	needModels(t)
 	dir := t.TempDir()
 	vault, db = filepath.Join(dir, "vault"), filepath.Join(dir, "vault.db")
-	if err := vaulttest.CopyTree(fx.vault, vault); err != nil {
+	if err := vaultfs.CopyTree(fx.vault, vault); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(fx.db)
@@ -894,10 +895,10 @@ func TestStdioFromAnotherFolder(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(own), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := vaulttest.CopyFile(fx.db, own, 0o644); err != nil {
+	if err := vaultfs.CopyFile(fx.db, own, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := vaulttest.CopyTree(filepath.Join(fx.configs, "configs"), filepath.Join(co, "configs")); err != nil {
+	if err := vaultfs.CopyTree(filepath.Join(fx.configs, "configs"), filepath.Join(co, "configs")); err != nil {
 		t.Fatal(err)
 	}
 	shipping := "name: shipping\ndescription: the tests' shipping configuration\nstages:\n  - keyword: {limit: 40}\n  - vector: {limit: 40}\n  - rrf: {k: 60, limit: 30}\n"

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vault-rag/vault-rag/internal/measure"
+	"github.com/vault-rag/vault-rag/internal/table"
 )
 
 // Report is the outcome of one load run; it is also the JSON written by -json.
@@ -276,9 +277,14 @@ func (r *Report) WriteTable(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 
-	fmt.Fprintf(w, "%-14s %6s %6s %9s %9s %9s %9s %9s\n", "tool", "calls", "errors", "p50 ms", "p95 ms", "p99 ms", "max ms", "mean ms")
+	ms := func(v float64) string { return fmt.Sprintf("%.1f", v) }
+	var rows [][]string
 	for _, s := range append(slices.Clone(r.Tools), r.Overall) {
-		fmt.Fprintf(w, "%-14s %6d %6d %9.1f %9.1f %9.1f %9.1f %9.1f\n", s.Tool, s.Calls, s.Errors, s.P50MS, s.P95MS, s.P99MS, s.MaxMS, s.MeanMS)
+		rows = append(rows, []string{s.Tool, fmt.Sprint(s.Calls), fmt.Sprint(s.Errors), ms(s.P50MS), ms(s.P95MS), ms(s.P99MS), ms(s.MaxMS), ms(s.MeanMS)})
+	}
+	head := []string{"tool", "calls", "errors", "p50 ms", "p95 ms", "p99 ms", "max ms", "mean ms"}
+	if err := table.Columns(w, head, rows, []int{14, 6, 6, 9, 9, 9, 9, 9}); err != nil {
+		fmt.Fprintf(w, "(the table of calls: %v)\n", err)
 	}
 	fmt.Fprintf(w, "\nwall %.1f s, %.1f calls/s; %d calls did not run; %d setup calls (catalog) not counted\n", r.WallSeconds, r.CallsPerSec, r.NotRun, r.SetupCalls)
 

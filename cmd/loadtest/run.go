@@ -24,7 +24,7 @@ import (
 
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/measure"
-	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 )
 
 // Options configure one load run. DefaultOptions gives the defaults; an
@@ -164,12 +164,12 @@ func (r *runner) logf(format string, args ...any) {
 func (r *runner) run(ctx context.Context) error {
 	// The vault: a copy, digested before anything runs against it.
 	src := filepath.Join(r.o.Root, "vault")
-	srcBefore, err := vaulttest.Digest(src)
+	srcBefore, err := vaultfs.Digest(src)
 	if err != nil {
 		return err
 	}
 	r.vault = filepath.Join(r.tmp, "vault")
-	if err := vaulttest.CopyTree(src, r.vault); err != nil {
+	if err := vaultfs.CopyTree(src, r.vault); err != nil {
 		return err
 	}
 	notePath := filepath.Join(r.vault, filepath.FromSlash(r.o.Note))
@@ -177,7 +177,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("the note to modify: %w", err)
 	}
-	before, err := vaulttest.Digest(r.vault)
+	before, err := vaultfs.Digest(r.vault)
 	if err != nil {
 		return err
 	}
@@ -262,21 +262,21 @@ func (r *runner) run(ctx context.Context) error {
 	// Shutdown, then the vault.
 	r.logf("sending SIGTERM")
 	r.rep.Exit = r.server.stop(stopLimit)
-	after, err := vaulttest.Digest(r.vault)
+	after, err := vaultfs.Digest(r.vault)
 	if err != nil {
 		return err
 	}
-	r.rep.Checks.VaultDiffs = vaulttest.Diff(before, after, r.o.Note)
+	r.rep.Checks.VaultDiffs = vaultfs.Diff(before, after, r.o.Note)
 	now, err := os.ReadFile(notePath)
 	if err != nil {
 		return fmt.Errorf("read the modified note: %w", err)
 	}
 	r.rep.Checks.NoteAsWritten = string(now) == string(original)+r.markerLine()
-	srcAfter, err := vaulttest.Digest(src)
+	srcAfter, err := vaultfs.Digest(src)
 	if err != nil {
 		return err
 	}
-	r.rep.Checks.SourceVaultDiffs = vaulttest.Diff(srcBefore, srcAfter, "")
+	r.rep.Checks.SourceVaultDiffs = vaultfs.Diff(srcBefore, srcAfter, "")
 	return nil
 }
 
@@ -296,7 +296,7 @@ func (r *runner) seed(db string) error {
 		r.rep.Index.Seed = "none: the server embeds every chunk"
 		return nil
 	}
-	if err := vaulttest.CopyFile(seed, index.CachePath(db), 0o644); err != nil {
+	if err := vaultfs.CopyFile(seed, index.CachePath(db), 0o644); err != nil {
 		return fmt.Errorf("seed the embedding cache from %s: %w", seed, err)
 	}
 	r.rep.Index.Seed, r.rep.Index.Seeded = seed, true

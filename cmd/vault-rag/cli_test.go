@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/vault-rag/vault-rag/index"
-	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 )
 
 // Every command refuses what it does not take, before doing anything: a stray
@@ -139,10 +139,10 @@ func TestRunsFromAnotherFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := vaulttest.CopyFile(binary(t), filepath.Join(co, "bin", "vault-rag"), 0o755); err != nil {
+	if err := vaultfs.CopyFile(binary(t), filepath.Join(co, "bin", "vault-rag"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := vaulttest.CopyTree(filepath.Join(repoRoot, "configs"), filepath.Join(co, "configs")); err != nil {
+	if err := vaultfs.CopyTree(filepath.Join(repoRoot, "configs"), filepath.Join(co, "configs")); err != nil {
 		t.Fatal(err)
 	}
 	for _, sub := range []string{"models", "lib"} {
@@ -158,7 +158,7 @@ func TestRunsFromAnotherFolder(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(own), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := vaulttest.CopyFile(d.db, own, 0o644); err != nil {
+	if err := vaultfs.CopyFile(d.db, own, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	elsewhere := t.TempDir()

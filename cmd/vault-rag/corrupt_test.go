@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +23,7 @@ func smallVault(t *testing.T, dst string) string {
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := vaulttest.CopyFile(filepath.Join(repoRoot, "vault", filepath.FromSlash(rel)), to, 0o644); err != nil {
+		if err := vaultfs.CopyFile(filepath.Join(repoRoot, "vault", filepath.FromSlash(rel)), to, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

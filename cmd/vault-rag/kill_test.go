@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -118,7 +118,7 @@ func TestReindexKilled(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := vaulttest.CopyFile(d.db, db, 0o644); err != nil {
+	if err := vaultfs.CopyFile(d.db, db, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// The modified vault: a third of the demo notes (so each full build is
@@ -202,7 +202,7 @@ func TestReindexKilled(t *testing.T) {
 	// SQLite's page cache, which spills into the file before the commit),
 	// while the embeddings of unchanged sections are reused (a short
 	// embedding phase).
-	if err := vaulttest.CopyFile(d.db, db, 0o644); err != nil {
+	if err := vaultfs.CopyFile(d.db, db, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fpB = fpA

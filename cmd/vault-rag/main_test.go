@@ -22,6 +22,7 @@ import (
 
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/modeltest"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models"
 )
@@ -201,7 +202,7 @@ func mustRun(t *testing.T, dir, vault, db string, args ...string) result {
 // mustCopyTree copies a folder, failing the test if it cannot.
 func mustCopyTree(t *testing.T, src, dst string) {
 	t.Helper()
-	if err := vaulttest.CopyTree(src, dst); err != nil {
+	if err := vaultfs.CopyTree(src, dst); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -226,7 +227,7 @@ func demoRoot(t *testing.T, dst string) string {
 	if err := os.MkdirAll(filepath.Join(dst, "eval"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := vaulttest.CopyFile(filepath.Join(repoRoot, "eval", "queries.json"), filepath.Join(dst, "eval", "queries.json"), 0o644); err != nil {
+	if err := vaultfs.CopyFile(filepath.Join(repoRoot, "eval", "queries.json"), filepath.Join(dst, "eval", "queries.json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(repoRoot, "baselines")); err == nil {
@@ -244,7 +245,7 @@ type demo struct {
 	vault         string
 	db            string // the index; tests copy it before changing it
 	fingerprint   string
-	before, after vaulttest.Tree // digests of root around the reindex
+	before, after vaultfs.Tree // digests of root around the reindex
 	reindex       result
 }
 

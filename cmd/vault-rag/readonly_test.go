@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ import (
 func TestVaultNeverWritten(t *testing.T) {
 	d := demoIndex(t)
 	// The full reindex ran when the shared demo index was built.
-	if diff := vaulttest.Diff(d.before, d.after, ""); diff != nil {
+	if diff := vaultfs.Diff(d.before, d.after, ""); diff != nil {
 		t.Errorf("reindex changed the root: %q", diff)
 	}
 	if !strings.Contains(d.reindex.stdout, "indexed 33 notes") {
@@ -33,7 +34,7 @@ func TestVaultNeverWritten(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := vaulttest.CopyFile(d.db, db, 0o644); err != nil {
+	if err := vaultfs.CopyFile(d.db, db, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -68,11 +69,11 @@ func TestVaultNeverWritten(t *testing.T) {
 		if !strings.Contains(r.stdout, s.want) {
 			t.Errorf("%s: stdout lacks %q:\n%s", s.name, s.want, r)
 		}
-		if diff := vaulttest.Diff(before, vaulttest.MustDigest(t, d.root), ""); diff != nil {
+		if diff := vaultfs.Diff(before, vaulttest.MustDigest(t, d.root), ""); diff != nil {
 			t.Fatalf("%s changed the root: %q", s.name, diff)
 		}
 	}
-	if diff := vaulttest.Diff(baselinesBefore, vaulttest.MustDigest(t, filepath.Join(d.root, "baselines")), ""); diff != nil {
+	if diff := vaultfs.Diff(baselinesBefore, vaulttest.MustDigest(t, filepath.Join(d.root, "baselines")), ""); diff != nil {
 		t.Errorf("baselines changed: %q", diff)
 	}
 }
@@ -91,7 +92,7 @@ func seedEvalIndex(t *testing.T, d *demo) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := vaulttest.CopyFile(d.db, filepath.Join(dir, "index.db"), 0o644); err != nil {
+	if err := vaultfs.CopyFile(d.db, filepath.Join(dir, "index.db"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	stamp := index.VaultStamp(files, models.DefaultEmbedder)

@@ -6,7 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -25,7 +25,7 @@ func TestReindexResumesAfterKill(t *testing.T) {
 	binary(t)
 	work := t.TempDir()
 	vault := filepath.Join(work, "vault")
-	if err := vaulttest.CopyTree(filepath.Join(repoRoot, "vault"), vault); err != nil {
+	if err := vaultfs.CopyTree(filepath.Join(repoRoot, "vault"), vault); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(work, "index", "vault.db")

@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 )
 
 // `serve --transport stdio` on a vault folder that does not exist is how a
@@ -90,7 +90,7 @@ func TestServeMissingVault(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(vault, rel)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := vaulttest.CopyFile(filepath.Join(repoRoot, "vault", rel), filepath.Join(vault, rel), 0o644); err != nil {
+		if err := vaultfs.CopyFile(filepath.Join(repoRoot, "vault", rel), filepath.Join(vault, rel), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

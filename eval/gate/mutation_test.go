@@ -16,7 +16,7 @@ import (
 	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/eval/gate"
 	"github.com/vault-rag/vault-rag/internal/modeltest"
-	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/stages"
@@ -200,7 +200,7 @@ func TestGateMutations(t *testing.T) {
 	}
 
 	edited := t.TempDir()
-	if err := vaulttest.CopyTree(ds.VaultPath, edited); err != nil {
+	if err := vaultfs.CopyTree(ds.VaultPath, edited); err != nil {
 		t.Fatal(err)
 	}
 	note := filepath.Join(edited, "knowledge", "engineering", "idempotency.md")

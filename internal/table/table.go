@@ -1,7 +1,8 @@
 // Package table renders tables of text cells, a header and rows, with
-// tablewriter: as markdown (reports, the results page, bench's figures) or
-// as a boxed table for a terminal. Every table of eval and bench goes
-// through it, so they all look alike.
+// tablewriter: as markdown (reports, the results page, bench's figures), as
+// a boxed table for a terminal, or as plain columns (the load test's
+// report). Every table of eval, bench and the load test goes through it, so
+// they all look alike.
 package table
 
 import (
@@ -9,6 +10,7 @@ import (
 	"io"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -62,4 +64,48 @@ func cells(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// Columns writes a plain table for a terminal: no borders or rules, columns
+// a space apart, the first left-aligned and the others right-aligned (they
+// hold numbers). A column is as wide as its widest cell, and at least its
+// entry in widths, so a report's columns stay put from run to run. Nothing
+// when head is nil.
+func Columns(w io.Writer, head []string, rows [][]string, widths []int) error {
+	if head == nil {
+		return nil
+	}
+	align := make([]tw.Align, len(head))
+	pads := make([]tw.Padding, len(head))
+	cols := tw.Mapper[int, int]{}
+	for i := range head {
+		align[i], pads[i] = tw.AlignRight, tw.Padding{Left: " ", Overwrite: true}
+		if i == 0 {
+			align[i], pads[i] = tw.AlignLeft, tw.Padding{Overwrite: true}
+		}
+		width := 0
+		if i < len(widths) {
+			width = widths[i]
+		}
+		for _, row := range append([][]string{head}, rows...) {
+			if i < len(row) {
+				width = max(width, twwidth.Width(row[i]))
+			}
+		}
+		// A width below a cell's would cut the cell short.
+		cols[i] = width + twwidth.Width(pads[i].Left)
+	}
+	none := tw.Rendition{Borders: tw.BorderNone, Symbols: tw.NewSymbols(tw.StyleNone),
+		Settings: tw.Settings{Separators: tw.SeparatorsNone, Lines: tw.LinesNone}}
+	return fill(tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(none)),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithHeaderPaddingPerColumn(pads),
+		tablewriter.WithRowPaddingPerColumn(pads),
+		tablewriter.WithColumnWidths(cols),
+	), head, rows)
 }

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -50,5 +51,28 @@ func TestFixed(t *testing.T) {
 		if got := Fixed(x); got != want {
 			t.Errorf("Fixed(%v) = %q, want %q", x, got, want)
 		}
+	}
+}
+
+// Plain columns: the first left-aligned, numbers right-aligned, each column
+// at least its given width and widened, not cut, for a longer cell.
+func TestColumns(t *testing.T) {
+	var b strings.Builder
+	rows := [][]string{{"search", "120", "12.3"}, {"a_very_long_tool_name", "7", "1.0"}}
+	if err := Columns(&b, []string{"tool", "calls", "p50 ms"}, rows, []int{14, 6, 9}); err != nil {
+		t.Fatal(err)
+	}
+	want := "tool                   calls    p50 ms\n" +
+		"search                   120      12.3\n" +
+		"a_very_long_tool_name      7       1.0\n"
+	if b.String() != want {
+		t.Errorf("columns:\n%q\nwant:\n%q", b.String(), want)
+	}
+	b.Reset()
+	if err := Columns(&b, []string{"tool", "calls"}, [][]string{{"search", "120"}}, []int{14, 6}); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%-14s %6s\n%-14s %6s\n", "tool", "calls", "search", "120"); b.String() != want {
+		t.Errorf("columns at their given widths:\n%q\nwant:\n%q", b.String(), want)
 	}
 }

@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"os"
 	"path/filepath"
@@ -76,7 +77,7 @@ func TestScanRules(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Scan: %v", err)
 	}
-	if d := vaulttest.Diff(before, vaulttest.MustDigest(t, root), ""); d != nil {
+	if d := vaultfs.Diff(before, vaulttest.MustDigest(t, root), ""); d != nil {
 		t.Errorf("Scan changed the vault: %q", d)
 	}
 

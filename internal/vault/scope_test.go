@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 )
 
@@ -18,7 +19,7 @@ func list(t *testing.T, root string, opts ScanOptions) Listing {
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
-	if d := vaulttest.Diff(before, vaulttest.MustDigest(t, root), ""); d != nil {
+	if d := vaultfs.Diff(before, vaulttest.MustDigest(t, root), ""); d != nil {
 		t.Errorf("List changed the vault: %q", d)
 	}
 	return l
