@@ -38,7 +38,7 @@ func (r *runner) latency(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	demo, err := eval.LoadDemo(r.o.Root)
+	demo, err := eval.OpenDataset("demo", eval.OpenOptions{Root: r.o.Root})
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (r *runner) latency(ctx context.Context) error {
 		return err
 	}
 	if r.o.Cranfield != "" {
-		d, err := r.beir(ctx, emb, r.o.Cranfield, "cranfield")
+		d, err := r.beir(ctx, emb, r.o.Cranfield)
 		if err != nil {
 			return err
 		}
@@ -64,7 +64,7 @@ func (r *runner) latency(ctx context.Context) error {
 		if !r.full {
 			break // the folders are for the recall check alone
 		}
-		d, err := r.beir(ctx, emb, dir, filepath.Base(filepath.Clean(dir)))
+		d, err := r.beir(ctx, emb, dir)
 		if err != nil {
 			return err
 		}
@@ -108,12 +108,13 @@ func (r *runner) figures(ctx context.Context, cfgs []*pipeline.Config, d dataset
 }
 
 // beir loads a BEIR folder and indexes it with emb (once per content).
-func (r *runner) beir(ctx context.Context, emb *models.Embedder, dir, name string) (dataset, error) {
-	ds, err := eval.LoadBEIR(dir, filepath.Join(r.o.DataDir, "eval", name))
+func (r *runner) beir(ctx context.Context, emb *models.Embedder, dir string) (dataset, error) {
+	work := filepath.Join(r.o.DataDir, "eval")
+	ds, err := eval.OpenDataset(dir, eval.OpenOptions{WorkDir: work})
 	if err != nil {
 		return dataset{}, err
 	}
-	d := dataset{name: name, db: eval.IndexPath(filepath.Join(r.o.DataDir, "eval"), name, emb.Name()),
+	d := dataset{name: ds.Name, db: eval.IndexPath(work, ds.Name, emb.Name()),
 		timed: texts(ds.Queries, r.o.Queries), all: texts(ds.Queries, len(ds.Queries)), vectors: emb}
 	_, err = eval.EnsureIndex(ctx, emb, ds.VaultPath, d.db, r.logf)
 	return d, err

@@ -26,7 +26,7 @@ func (r *runner) rerank(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	demo, err := eval.LoadDemo(r.o.Root)
+	demo, err := eval.OpenDataset("demo", eval.OpenOptions{Root: r.o.Root})
 	if err != nil {
 		return err
 	}
