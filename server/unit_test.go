@@ -172,9 +172,10 @@ func TestSnapshotFollowsTheScanRules(t *testing.T) {
 }
 
 // vault_read's and vault_list's answers keep their field names, order and
-// omitted empties: the metadata is index.NoteMeta, embedded in place.
+// omitted empties: the metadata is NoteMeta, embedded in place, and a
+// listing's is the index's row without source.
 func TestNoteAnswersJSON(t *testing.T) {
-	meta := index.NoteMeta{Type: "knowledge", Date: "2025-01-02", Project: "p", Status: "s", Source: "src", Topics: []string{"x"}}
+	meta := NoteMeta{Type: "knowledge", Date: "2025-01-02", Project: "p", Status: "s", Source: "src", Topics: []string{"x"}}
 	for _, tc := range []struct {
 		name string
 		v    any
@@ -182,9 +183,9 @@ func TestNoteAnswersJSON(t *testing.T) {
 	}{
 		{"read, every field", ReadResult{Path: "a.md", Title: "A", NoteMeta: meta, Headings: []string{"H"}, Section: "H", Content: "c"},
 			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","project":"p","status":"s","source":"src","topics":["x"],"headings":["H"],"section":"H","content":"c"}`},
-		{"read, bare", ReadResult{Path: "a.md", Title: "A", NoteMeta: index.NoteMeta{Date: "2025-01-02"}, Headings: []string{}},
+		{"read, bare", ReadResult{Path: "a.md", Title: "A", NoteMeta: NoteMeta{Date: "2025-01-02"}, Headings: []string{}},
 			`{"path":"a.md","title":"A","date":"2025-01-02","headings":[],"content":""}`},
-		{"list, every field", listNote(index.NoteRow{ID: 7, Path: "a.md", Title: "A", NoteMeta: meta, DateSource: "frontmatter", Warnings: []string{"w"}}),
+		{"list, every field", listNote(index.NoteRow{ID: 7, Path: "a.md", Title: "A", NoteMeta: index.NoteMeta(meta), DateSource: "frontmatter", Warnings: []string{"w"}}),
 			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","project":"p","status":"s","topics":["x"]}`},
 		{"list, bare", listNote(index.NoteRow{Path: "a.md", Title: "A", NoteMeta: index.NoteMeta{Date: "2025-01-02"}}),
 			`{"path":"a.md","title":"A","date":"2025-01-02"}`},
