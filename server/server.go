@@ -265,7 +265,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Watch {
 		// The first look is taken here, so any change after New returns is
 		// one the watcher sees.
-		first, err := snapshot(s.realVault)
+		first, err := snapshot(s.ctx, s.realVault, s.opts.Scan)
 		if err != nil {
 			s.log.Warn("watch: first look at the vault failed", "err", err)
 		}
