@@ -140,7 +140,7 @@ func (c candidate) passage() string {
 	return c.title + "\n" + c.text
 }
 
-func deltaTool() mcp.Tool {
+func deltaDef() mcp.Tool {
 	return mcp.NewTool(ToolDelta,
 		mcp.WithDescription("For each candidate item (say, facts from a conversation), say whether the vault already covers it or it is new, with the nearest note, heading and cosine similarity as evidence. "+
 			fmt.Sprintf("An item is covered when its similarity reaches the threshold (default %.3f). ", DefaultNoveltyThreshold)+

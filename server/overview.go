@@ -40,7 +40,7 @@ type OverviewFacets struct {
 	Folders *Facet `json:"folders,omitempty"`
 }
 
-func overviewTool() mcp.Tool {
+func overviewDef() mcp.Tool {
 	return mcp.NewTool(ToolOverview,
 		mcp.WithDescription("What this vault holds, to search it well; call it first. Returns the numbers of notes and chunks; "+
 			"the language the notes are written in, with the rule for vault_search's keywords and hypothetical_answer; the span of the notes' dates "+

@@ -108,7 +108,7 @@ type toolSpec struct {
 	// handle answers a call whose arguments wrap has checked against def.
 	handle func(*Server, context.Context, args) (any, error)
 	// answer is the type handle returns, rendered as JSON: the wire format
-	// docs/mcp.md describes and testdata/wire/tools.json holds.
+	// docs/mcp.md describes and testdata/wire/NAME.json holds.
 	answer reflect.Type
 	// limit is how long a call may take under the server's options.
 	limit func(Options) time.Duration
@@ -135,12 +135,12 @@ func reindexLimit(o Options) time.Duration { return o.ReindexTimeout }
 // description and expansions say which language to write them in.
 func toolSpecs(ls vault.Languages) []toolSpec {
 	return []toolSpec{
-		tool(searchTool(ls), (*Server).search, requestLimit),
-		tool(readTool(), (*Server).read, requestLimit),
-		tool(listTool(), (*Server).list, requestLimit),
-		tool(overviewTool(), (*Server).overview, requestLimit),
-		tool(reindexToolDef(), (*Server).reindexTool, reindexLimit, models.RoleEmbedder),
-		tool(deltaTool(), (*Server).delta, requestLimit, models.RoleEmbedder),
+		tool(searchDef(ls), (*Server).search, requestLimit),
+		tool(readDef(), (*Server).read, requestLimit),
+		tool(listDef(), (*Server).list, requestLimit),
+		tool(overviewDef(), (*Server).overview, requestLimit),
+		tool(reindexDef(), (*Server).reindexTool, reindexLimit, models.RoleEmbedder),
+		tool(deltaDef(), (*Server).delta, requestLimit, models.RoleEmbedder),
 	}
 }
 
@@ -176,7 +176,7 @@ func longestCall(o Options) time.Duration {
 	return longest
 }
 
-func searchTool(ls vault.Languages) mcp.Tool {
+func searchDef(ls vault.Languages) mcp.Tool {
 	search := append([]mcp.ToolOption{
 		mcp.WithDescription("Search the vault's notes for a question or keywords. Runs the server's retrieval configuration (BM25 + embeddings by default). " +
 			"You help it most by also sending keywords and a hypothetical_answer: you know how such notes are usually worded, the search does not. " +
@@ -200,7 +200,7 @@ func searchTool(ls vault.Languages) mcp.Tool {
 	return mcp.NewTool(ToolSearch, search...)
 }
 
-func readTool() mcp.Tool {
+func readDef() mcp.Tool {
 	return mcp.NewTool(ToolRead,
 		mcp.WithDescription(`Read one note, or one "## " section of it, by its vault-relative path (as vault_search and vault_list return it). Returns the note's title, metadata, its section headings, and the text. `+
 			"Absolute paths, '..', backslashes, encoded traversal, NUL bytes and symlinks leading outside the vault are refused."),
@@ -211,7 +211,7 @@ func readTool() mcp.Tool {
 	)
 }
 
-func listTool() mcp.Tool {
+func listDef() mcp.Tool {
 	list := append([]mcp.ToolOption{
 		mcp.WithDescription("List the vault's notes in path order, filtered by metadata, a page at a time. Returns total, the page, and next_offset when there is more."),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("Notes to skip (default 0).")),
@@ -221,7 +221,7 @@ func listTool() mcp.Tool {
 	return mcp.NewTool(ToolList, list...)
 }
 
-func reindexToolDef() mcp.Tool {
+func reindexDef() mcp.Tool {
 	return mcp.NewTool(ToolReindex,
 		mcp.WithDescription("Bring the index up to date with the vault: an incremental build that re-embeds only changed notes. Concurrent calls share one run; searches keep working meanwhile. "+
 			"Returns what changed and how long it took. The server also reindexes by itself when notes change. "+
