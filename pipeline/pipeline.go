@@ -59,17 +59,27 @@ type Result struct {
 // Type and Project are index.NoteMeta's, named alike; they are fields of their
 // own because the answer has always put them in this order, after the score.
 type ResultNote struct {
-	Rank    int             `json:"rank"`
-	Path    string          `json:"path"`
-	Title   string          `json:"title"`
-	Heading string          `json:"heading,omitempty"`
-	Snippet string          `json:"snippet"`
-	Score   float64         `json:"score"`
-	Date    string          `json:"date,omitempty"`
-	Type    string          `json:"type,omitempty"`
-	Project string          `json:"project,omitempty"`
-	Explain []StageRank     `json:"explain,omitempty"`
-	Related []index.Related `json:"related,omitempty"` // the top hit's linked notes
+	Rank    int         `json:"rank"`
+	Path    string      `json:"path"`
+	Title   string      `json:"title"`
+	Heading string      `json:"heading,omitempty"`
+	Snippet string      `json:"snippet"`
+	Score   float64     `json:"score"`
+	Date    string      `json:"date,omitempty"`
+	Type    string      `json:"type,omitempty"`
+	Project string      `json:"project,omitempty"`
+	Explain []StageRank `json:"explain,omitempty"`
+	Related []Link      `json:"related,omitempty"` // the top hit's linked notes
+}
+
+// Link is a note linked to or from a result's top hit: index.Related in the
+// answer's own words, so a change to the index's row types cannot change
+// this format.
+type Link struct {
+	Path      string `json:"path"`
+	Title     string `json:"title"`
+	Direction string `json:"direction"` // "links to" or "linked from"
+	Heading   string `json:"heading,omitempty"`
 }
 
 // StageRank is where one stage put a note.
@@ -255,7 +265,9 @@ func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *s
 		if err != nil {
 			return nil, err
 		}
-		res.Notes[0].Related = rel
+		for _, r := range rel {
+			res.Notes[0].Related = append(res.Notes[0].Related, Link{Path: r.Path, Title: r.Title, Direction: r.Direction, Heading: r.Heading})
+		}
 	}
 	return res, nil
 }

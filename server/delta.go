@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
@@ -138,27 +140,49 @@ func (c candidate) passage() string {
 	return c.title + "\n" + c.text
 }
 
-func (s *Server) delta(ctx context.Context, a args) (any, error) {
+func deltaDef() mcp.Tool {
+	return mcp.NewTool(ToolDelta,
+		mcp.WithDescription("For each candidate item (say, facts from a conversation), say whether the vault already covers it or it is new, with the nearest note, heading and cosine similarity as evidence. "+
+			fmt.Sprintf("An item is covered when its similarity reaches the threshold (default %.3f). ", DefaultNoveltyThreshold)+
+			`Items written mostly in a script the index's embedding model was not trained on (Cyrillic or Arabic for either shipped model, Chinese for the English one) come back "unscored: language": the model cannot judge them.`),
+		mcp.WithArray("items", mcp.Required(), mcp.MinItems(1), mcp.MaxItems(MaxDeltaItems),
+			mcp.Items(map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"text":  map[string]any{"type": "string", "minLength": 1, "maxLength": MaxDeltaItemBytes, "description": "The item's text."},
+					"title": map[string]any{"type": "string", "maxLength": MaxDeltaTitleBytes, "description": "An optional title, embedded before the text."},
+				},
+				"required":             []string{"text"},
+				"additionalProperties": false,
+			}),
+			mcp.Description(fmt.Sprintf("The candidates, 1..%d, each {text, title?} with text at most %d bytes.", MaxDeltaItems, MaxDeltaItemBytes))),
+		mcp.WithNumber("threshold", mcp.Min(0), mcp.Max(1), mcp.Description(fmt.Sprintf("Cosine similarity at or above which an item counts as covered (default %.3f, measured on a private corpus; tune it for yours).", DefaultNoveltyThreshold))),
+		mcp.WithSchemaAdditionalProperties(false),
+		readOnly("Check what the vault already covers"),
+	)
+}
+
+func (s *Server) delta(ctx context.Context, a args) (DeltaResult, error) {
 	items, err := deltaItems(a)
 	if err != nil {
-		return nil, err
+		return DeltaResult{}, err
 	}
 	threshold, err := a.float("threshold", 0, 1, DefaultNoveltyThreshold)
 	if err != nil {
-		return nil, err
+		return DeltaResult{}, err
 	}
 	h, release, err := s.acquire(ctx)
 	if err != nil {
-		return nil, err
+		return DeltaResult{}, err
 	}
 	defer release()
 	emb, err := s.opts.Registry.Embedder(ctx, h.db.Embedder())
 	if err != nil {
-		return nil, fmt.Errorf("embedder for the index: %w", err)
+		return DeltaResult{}, fmt.Errorf("embedder for the index: %w", err)
 	}
 	spec, err := s.opts.Registry.Manifest().Lookup(emb.Name())
 	if err != nil {
-		return nil, err
+		return DeltaResult{}, err
 	}
 	out := DeltaResult{Threshold: threshold, Model: emb.Name(), Items: make([]DeltaItem, len(items)),
 		Counts: map[string]int{StatusCovered: 0, StatusNew: 0, StatusLanguage: 0}}
@@ -177,7 +201,7 @@ func (s *Server) delta(ctx context.Context, a args) (any, error) {
 	if len(texts) > 0 {
 		vecs, err := emb.EmbedPassages(ctx, texts)
 		if err != nil {
-			return nil, fmt.Errorf("embed the items: %w", err)
+			return DeltaResult{}, fmt.Errorf("embed the items: %w", err)
 		}
 		best := make([]index.Hit, len(vecs))
 		found := make([]bool, len(vecs))
@@ -185,7 +209,7 @@ func (s *Server) delta(ctx context.Context, a args) (any, error) {
 		for j, v := range vecs {
 			res, err := h.db.Vector(ctx, index.VectorQuery{Vector: v, Mode: index.Exact, K: 1})
 			if err != nil {
-				return nil, err
+				return DeltaResult{}, err
 			}
 			hits := res.Hits
 			if len(hits) > 0 {
@@ -196,11 +220,11 @@ func (s *Server) delta(ctx context.Context, a args) (any, error) {
 		}
 		chunks, err := h.db.Chunks(ctx, chunkIDs)
 		if err != nil {
-			return nil, err
+			return DeltaResult{}, err
 		}
 		notes, err := h.db.Notes(ctx, noteIDs)
 		if err != nil {
-			return nil, err
+			return DeltaResult{}, err
 		}
 		for j, i := range at {
 			it := &out.Items[i]

@@ -34,12 +34,12 @@ type Health struct {
 	// while a first build is still embedding (keyword search finds every
 	// note meanwhile; vector search, the embedded ones). Null without an
 	// index.
-	Vectors         *index.Coverage `json:"vectors"`
-	IndexAgeSeconds *int64          `json:"index_age_seconds"` // null without an index
-	BuiltAt         string          `json:"built_at,omitempty"`
-	Index           string          `json:"index"` // "ok", or why it cannot be read
-	Config          string          `json:"config"`
-	Models          []ModelHealth   `json:"models"`
+	Vectors         *Coverage     `json:"vectors"`
+	IndexAgeSeconds *int64        `json:"index_age_seconds"` // null without an index
+	BuiltAt         string        `json:"built_at,omitempty"`
+	Index           string        `json:"index"` // "ok", or why it cannot be read
+	Config          string        `json:"config"`
+	Models          []ModelHealth `json:"models"`
 	// DegradedStages lists what of the served configuration and the tools
 	// cannot run, and why; empty when everything can.
 	DegradedStages []string `json:"degraded_stages"`
@@ -86,12 +86,6 @@ type ConfigHealth struct {
 	CannotRun []string `json:"cannot_run"`
 }
 
-// toolsNeeding names, per model role, the tools that cannot run without the
-// index's model of that role.
-var toolsNeeding = map[string][]string{
-	models.RoleEmbedder: {"vault_delta", "vault_reindex"},
-}
-
 // degradedStages lists what this server cannot do of what it serves, one line
 // per missing model naming the served configuration's stages and the tools
 // that need it ("rerank: model not installed (ms-marco-MiniLM-L-6-v2: not
@@ -121,9 +115,9 @@ func (s *Server) degradedStages() []string {
 	}
 	reg := s.opts.Registry
 	if spec, err := reg.Manifest().Lookup(s.opts.Embedder); err != nil {
-		out = append(out, strings.Join(toolsNeeding[models.RoleEmbedder], ", ")+": "+err.Error())
+		out = append(out, strings.Join(toolsNeeding(models.RoleEmbedder), ", ")+": "+err.Error())
 	} else if st := models.Check(reg.DataDir(), spec); !st.Installed {
-		for _, tool := range toolsNeeding[models.RoleEmbedder] {
+		for _, tool := range toolsNeeding(models.RoleEmbedder) {
 			add(spec.Name, tool, st.Problem)
 		}
 	}
@@ -190,7 +184,8 @@ func (s *Server) Health(ctx context.Context) Health {
 		if err == nil {
 			var cov index.Coverage
 			if cov, err = hd.db.Coverage(ctx); err == nil {
-				h.Vectors = &cov
+				c := coverageOf(cov)
+				h.Vectors = &c
 			}
 		}
 		release()
@@ -229,7 +224,7 @@ func (s *Server) Health(ctx context.Context) Health {
 // retries now.
 func (s *Server) buildHealth(h *Health) {
 	if holder, running, err := index.RunningBuild(s.opts.DBPath); err == nil && running && holder.PID != os.Getpid() {
-		h.Reindex.OtherProcess = &holder
+		h.Reindex.OtherProcess = buildHolderOf(holder)
 		return
 	}
 	if h.Reindex.Running || h.Reindex.Queued || h.Index != "ok" {

@@ -201,11 +201,11 @@ func checkToldLanguage(t *testing.T, instructions string, tools []mcp.Tool, lang
 
 // overviewOut is vault_overview's JSON as a client reads it.
 type overviewOut struct {
-	Notes      int                  `json:"notes"`
-	Chunks     int                  `json:"chunks"`
-	Limit      int                  `json:"limit"`
-	Titles     []index.FolderTitles `json:"titles"`
-	TitlesMore int                  `json:"titles_more_folders"`
+	Notes      int            `json:"notes"`
+	Chunks     int            `json:"chunks"`
+	Limit      int            `json:"limit"`
+	Titles     []FolderTitles `json:"titles"`
+	TitlesMore int            `json:"titles_more_folders"`
 	Language   struct {
 		Rule      string `json:"rule"`
 		Languages []struct {
@@ -220,7 +220,7 @@ type overviewOut struct {
 		To      string         `json:"to"`
 		Sources map[string]int `json:"sources"`
 	} `json:"dates"`
-	Facets map[string]*index.Facet `json:"facets"`
+	Facets map[string]*Facet `json:"facets"`
 }
 
 func TestOverviewTool(t *testing.T) {
@@ -243,10 +243,10 @@ func TestOverviewTool(t *testing.T) {
 			t.Errorf("facets: %v, want all five", all.Facets)
 		}
 		// "Help" and "help" are one type: the filters match them alike.
-		if f := all.Facets["type"]; f == nil || len(f.Values) != 2 || f.Values[0] != (index.FacetValue{Value: "help", Notes: 2}) || f.More != 0 {
+		if f := all.Facets["type"]; f == nil || len(f.Values) != 2 || f.Values[0] != (FacetValue{Value: "help", Notes: 2}) || f.More != 0 {
 			t.Errorf("type: %+v", f)
 		}
-		if f := all.Facets["folders"]; f == nil || len(f.Values) != 2 || f.Values[0] != (index.FacetValue{Value: "sync/", Notes: 2}) {
+		if f := all.Facets["folders"]; f == nil || len(f.Values) != 2 || f.Values[0] != (FacetValue{Value: "sync/", Notes: 2}) {
 			t.Errorf("folders: %+v", f)
 		}
 		if f := all.Facets["project"]; f == nil || len(f.Values) != 0 || f.Without != 3 {
@@ -255,7 +255,7 @@ func TestOverviewTool(t *testing.T) {
 
 		var some overviewOut
 		callOK(t, c, ToolOverview, map[string]any{"facets": []any{"topics"}, "limit": 1}, &some)
-		if f := some.Facets["topics"]; len(some.Facets) != 1 || f == nil || len(f.Values) != 1 || f.Values[0] != (index.FacetValue{Value: "sync", Notes: 2}) || f.More != 2 {
+		if f := some.Facets["topics"]; len(some.Facets) != 1 || f == nil || len(f.Values) != 1 || f.Values[0] != (FacetValue{Value: "sync", Notes: 2}) || f.More != 2 {
 			t.Errorf("topics, limit 1: %+v", some.Facets)
 		}
 		// A listed value is one the filters take.
@@ -285,7 +285,7 @@ func TestOverviewTool(t *testing.T) {
 		}
 		var titled overviewOut
 		callOK(t, c, ToolOverview, map[string]any{"facets": []any{}, "titles": 1, "limit": 1}, &titled)
-		want := []index.FolderTitles{{Folder: "plugins/", Notes: 1, Titles: []string{"Core plugins"}}}
+		want := []FolderTitles{{Folder: "plugins/", Notes: 1, Titles: []string{"Core plugins"}}}
 		if !reflect.DeepEqual(titled.Titles, want) || titled.TitlesMore != 1 {
 			t.Errorf("titles 1, limit 1: %+v (%d more folders), want %+v and 1 more", titled.Titles, titled.TitlesMore, want)
 		}

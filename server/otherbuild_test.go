@@ -92,7 +92,7 @@ func TestOtherProcessBuilding(t *testing.T) {
 	c := connectStdio(t, s)
 	var res struct {
 		Notes    []struct{ Path string } `json:"notes"`
-		Building *index.BuildHolder      `json:"other_process_building"`
+		Building *BuildHolder            `json:"other_process_building"`
 	}
 	callOK(t, c, ToolSearch, map[string]any{"query": "idempotency", "config": "keyword"}, &res)
 	if len(res.Notes) == 0 || res.Building == nil || res.Building.PID != cmd.Process.Pid {

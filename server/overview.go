@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vault-rag/vault-rag/index"
 )
@@ -14,14 +17,14 @@ type OverviewResult struct {
 	Notes    int            `json:"notes"`
 	Chunks   int            `json:"chunks"`
 	Language LanguageInfo   `json:"language"`
-	Dates    index.Dates    `json:"dates"`
+	Dates    Dates          `json:"dates"`
 	Facets   OverviewFacets `json:"facets"`
 	Limit    int            `json:"limit"` // values per facet, and folders with titles
 	// Titles are the folders with the titles of their notes, when asked
 	// for (the titles parameter): in path order, at most Limit of them,
 	// TitlesMore being the folders left out.
-	Titles     []index.FolderTitles `json:"titles,omitempty"`
-	TitlesMore int                  `json:"titles_more_folders,omitempty"`
+	Titles     []FolderTitles `json:"titles,omitempty"`
+	TitlesMore int            `json:"titles_more_folders,omitempty"`
 	// WaitedMS is how long the call waited for the vault's first index to
 	// be built (Options.FirstIndexWait); absent when the index was there.
 	WaitedMS int64 `json:"waited_for_first_index_ms,omitempty"`
@@ -30,65 +33,88 @@ type OverviewResult struct {
 // OverviewFacets are the facets asked for (all of them by default), in the
 // order the filters are listed.
 type OverviewFacets struct {
-	Type    *index.Facet `json:"type,omitempty"`
-	Project *index.Facet `json:"project,omitempty"`
-	Status  *index.Facet `json:"status,omitempty"`
-	Topics  *index.Facet `json:"topics,omitempty"`
-	Folders *index.Facet `json:"folders,omitempty"`
+	Type    *Facet `json:"type,omitempty"`
+	Project *Facet `json:"project,omitempty"`
+	Status  *Facet `json:"status,omitempty"`
+	Topics  *Facet `json:"topics,omitempty"`
+	Folders *Facet `json:"folders,omitempty"`
 }
 
-func (s *Server) overview(ctx context.Context, a args) (any, error) {
+func overviewDef() mcp.Tool {
+	return mcp.NewTool(ToolOverview,
+		mcp.WithDescription("What this vault holds, to search it well; call it first. Returns the numbers of notes and chunks; "+
+			"the language the notes are written in, with the rule for vault_search's keywords and hypothetical_answer; the span of the notes' dates "+
+			"and where they were read from; and, per facet, the values the filters take with their numbers of notes: "+
+			"type, project, status, topics, and the top-level folders (for path). Each facet lists the values with the most notes, "+
+			`"more" (how many other values there are) and "without" (notes with no value; for folders, notes at the top level). `+
+			"Values are shown lower-cased, as the filters match them (case-insensitively); folders as path takes them. "+
+			"With titles, also every folder (in path order, up to limit) with the titles of its notes: the vault's own names, "+
+			"worth borrowing for vault_search's keywords."),
+		mcp.WithArray("facets", mcp.WithStringEnumItems(index.FacetNames),
+			mcp.Description("Which facets to return: any of "+strings.Join(index.FacetNames, ", ")+" (default all; [] for none).")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxOverviewLimit),
+			mcp.Description(fmt.Sprintf("Values per facet, those with the most notes, and folders listed with titles (1..%d, default %d).", MaxOverviewLimit, DefaultOverviewLimit))),
+		mcp.WithInteger("titles", mcp.Min(0), mcp.Max(MaxOverviewTitles),
+			mcp.Description(fmt.Sprintf("Titles of notes to list per folder (0..%d, default 0: no titles); a folder with more says how many.", MaxOverviewTitles))),
+		mcp.WithSchemaAdditionalProperties(false),
+		readOnly("Overview of the vault"),
+	)
+}
+
+func (s *Server) overview(ctx context.Context, a args) (OverviewResult, error) {
 	names, err := a.strList("facets")
 	if err != nil {
-		return nil, err
+		return OverviewResult{}, err
 	}
 	limit, err := a.integer("limit", 1, MaxOverviewLimit, DefaultOverviewLimit)
 	if err != nil {
-		return nil, err
+		return OverviewResult{}, err
 	}
 	perFolder, err := a.integer("titles", 0, MaxOverviewTitles, 0)
 	if err != nil {
-		return nil, err
+		return OverviewResult{}, err
 	}
 	h, release, waited, err := s.acquireFirst(ctx)
 	if err != nil {
-		return nil, err
+		return OverviewResult{}, err
 	}
 	defer release()
 	st, err := h.db.Stats(ctx)
 	if err != nil {
-		return nil, err
+		return OverviewResult{}, err
 	}
 	facets, err := h.db.Facets(ctx, names, limit)
 	var unknown *index.UnknownFacetError
 	if errors.As(err, &unknown) {
-		return nil, fmt.Errorf("parameter %q: %w", "facets", err)
+		return OverviewResult{}, fmt.Errorf("parameter %q: %w", "facets", err)
 	}
 	if err != nil {
-		return nil, err
+		return OverviewResult{}, err
 	}
 	dates, err := h.db.Dates(ctx)
 	if err != nil {
-		return nil, err
+		return OverviewResult{}, err
 	}
-	out := OverviewResult{Notes: st.Notes, Chunks: st.Chunks, Language: languageInfo(h.db, s.langs), Dates: dates, Limit: limit, WaitedMS: waited.Milliseconds()}
+	out := OverviewResult{Notes: st.Notes, Chunks: st.Chunks, Language: languageInfo(h.db, s.langs), Dates: datesOf(dates), Limit: limit, WaitedMS: waited.Milliseconds()}
 	if perFolder > 0 {
-		if out.Titles, out.TitlesMore, err = h.db.Titles(ctx, perFolder, limit); err != nil {
-			return nil, err
+		titles, more, err := h.db.Titles(ctx, perFolder, limit)
+		if err != nil {
+			return OverviewResult{}, err
 		}
+		out.Titles, out.TitlesMore = folderTitles(titles), more
 	}
 	for name, f := range facets {
 		switch name {
 		case index.FacetType:
-			out.Facets.Type = &f
+			out.Facets.Type = facetOf(f)
 		case index.FacetProject:
-			out.Facets.Project = &f
+			out.Facets.Project = facetOf(f)
 		case index.FacetStatus:
-			out.Facets.Status = &f
+			out.Facets.Status = facetOf(f)
 		case index.FacetTopics:
-			out.Facets.Topics = &f
+			out.Facets.Topics = facetOf(f)
 		case index.FacetFolders:
-			out.Facets.Folders = &f
+			out.Facets.Folders = facetOf(f)
 		}
 	}
 	return out, nil

@@ -152,22 +152,22 @@ type ReindexStatus struct {
 	// OtherProcess is the build of this index another process is running
 	// (a second server, a CLI reindex): this server serves what exists,
 	// waits for it, and picks up its result.
-	OtherProcess *index.BuildHolder `json:"other_process_building,omitempty"`
+	OtherProcess *BuildHolder `json:"other_process_building,omitempty"`
 	// Problem says why the index is not whole with no build running: the
 	// last build failed, or one stopped (killed, crashed) before embedding
 	// every chunk. The server retries it.
 	Problem string `json:"problem,omitempty"`
 }
 
-// ReportBrief is an index.Report without the file lists.
+// ReportBrief is a build's report without the file lists.
 type ReportBrief struct {
-	index.Counts
+	BuildCounts
 	Skipped int   `json:"skipped"`
 	TookMS  int64 `json:"took_ms"`
 }
 
 func brief(rep index.Report) *ReportBrief {
-	return &ReportBrief{Counts: rep.Counts, Skipped: len(rep.Skipped), TookMS: rep.Duration.Milliseconds()}
+	return &ReportBrief{BuildCounts: buildCounts(rep.Counts), Skipped: len(rep.Skipped), TookMS: rep.Duration.Milliseconds()}
 }
 
 func (r *reindexer) status() ReindexStatus {

@@ -572,6 +572,7 @@ func TestBuildLogMessages(t *testing.T) {
 	if level, _, data := logText(got[0]); level != "error" || !strings.Contains(data, "the disk is on fire") {
 		t.Fatalf("at the default level: %s %s", level, data)
 	}
+	//lint:ignore SA1019 logging/setLevel is deprecated from protocol 2026-07-28 on, but the server still serves clients of the older protocols, which set their level with it
 	if err := c.SetLevel(ctx30(t), mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}); err != nil {
 		t.Fatal(err)
 	}
@@ -583,6 +584,7 @@ func TestBuildLogMessages(t *testing.T) {
 			t.Errorf("message %d: %s %s %s, want info %q", 1+i, level, logger, data, want)
 		}
 	}
+	//lint:ignore SA1019 logging/setLevel is deprecated from protocol 2026-07-28 on, but the server still serves clients of the older protocols, which set their level with it
 	if err := c.SetLevel(ctx30(t), mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelWarning}}); err != nil {
 		t.Fatal(err)
 	}
@@ -607,6 +609,7 @@ func TestBuildLogMessagesPerRequest(t *testing.T) {
 	fail.Store(true)
 	callErr(t, c, ToolReindex, nil) // no level declared: no log
 	fail.Store(false)
+	//lint:ignore SA1019 logging/setLevel is deprecated from protocol 2026-07-28 on, but the server still serves clients of the older protocols, which set their level with it
 	if err := c.SetLevel(ctx30(t), mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
-// Package server serves the vault to AI assistants over MCP: six tools
-// (vault_search, vault_read, vault_list, vault_overview, vault_reindex,
-// vault_delta) over streamable HTTP at /mcp, with /health beside it, or over
-// stdio for one client. The instructions and vault_search's description tell
+// Package server serves the vault to AI assistants over MCP: its tools
+// (toolSpecs lists them) and the notes as resources, over streamable HTTP at
+// /mcp with /health beside it, or over stdio for one client. The instructions and vault_search's description tell
 // the caller which language the notes are written in (LanguageRule).
 //
 // One Server holds one index handle and one model registry for every client:
@@ -266,7 +265,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Watch {
 		// The first look is taken here, so any change after New returns is
 		// one the watcher sees.
-		first, err := snapshot(s.realVault)
+		first, err := snapshot(s.ctx, s.realVault, s.opts.Scan)
 		if err != nil {
 			s.log.Warn("watch: first look at the vault failed", "err", err)
 		}
@@ -517,7 +516,7 @@ func (s *Server) noIndex(err error) error {
 }
 
 // callLimit is the longest a tool call may take.
-func (s *Server) callLimit() time.Duration { return max(s.opts.RequestTimeout, s.opts.ReindexTimeout) }
+func (s *Server) callLimit() time.Duration { return longestCall(s.opts) }
 
 // Close stops the background work, waits for a build in progress to stop,
 // and closes the index once the requests using it finish.

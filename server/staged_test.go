@@ -47,7 +47,7 @@ func TestSearchBeforeEmbeddingEnds(t *testing.T) {
 
 	var res struct {
 		searchOut
-		Vectors index.Coverage `json:"vectors"`
+		Vectors Coverage `json:"vectors"`
 	}
 	callOK(t, c, ToolSearch, map[string]any{"query": "idempotency"}, &res)
 	if len(res.Notes) == 0 || res.Notes[0].Path != "knowledge/idempotency.md" {

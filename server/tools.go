@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,10 +99,84 @@ func exampleNote(target string) string {
 	return "The example below is in English only to show the kind of text: write yours in " + target + ". "
 }
 
-// Tools returns the six tools' definitions, as tools/list shows them, for a
-// vault whose notes are in the languages ls counts: vault_search's
+// toolSpec is one tool: everything the server needs of it, in one entry of
+// toolSpecs. Adding a tool is adding its entry (CONTRIBUTING.md, "A tool").
+type toolSpec struct {
+	// def is the definition tools/list shows: name, description, input
+	// schema, annotations.
+	def mcp.Tool
+	// handle answers a call whose arguments wrap has checked against def.
+	handle func(*Server, context.Context, args) (any, error)
+	// answer is the type handle returns, rendered as JSON: the wire format
+	// docs/mcp.md describes and testdata/wire/NAME.json holds.
+	answer reflect.Type
+	// limit is how long a call may take under the server's options.
+	limit func(Options) time.Duration
+	// needs are the roles of the index's models (models.RoleEmbedder) the
+	// tool cannot run without: /health's degraded_stages names it when one
+	// is not installed.
+	needs []string
+}
+
+// tool makes a tool's entry from its handler, whose result type is the
+// answer's wire type.
+func tool[R any](def mcp.Tool, h func(*Server, context.Context, args) (R, error), limit func(Options) time.Duration, needs ...string) toolSpec {
+	return toolSpec{def: def, answer: reflect.TypeFor[R](), limit: limit, needs: needs,
+		handle: func(s *Server, ctx context.Context, a args) (any, error) { return h(s, ctx, a) }}
+}
+
+// requestLimit is a call's time limit; reindexLimit vault_reindex's, whose
+// first, full build may take minutes.
+func requestLimit(o Options) time.Duration { return o.RequestTimeout }
+func reindexLimit(o Options) time.Duration { return o.ReindexTimeout }
+
+// toolSpecs are the server's tools, in the order tools/list shows them, for
+// a vault whose notes are in the languages ls counts: vault_search's
 // description and expansions say which language to write them in.
+func toolSpecs(ls vault.Languages) []toolSpec {
+	return []toolSpec{
+		tool(searchDef(ls), (*Server).search, requestLimit),
+		tool(readDef(), (*Server).read, requestLimit),
+		tool(listDef(), (*Server).list, requestLimit),
+		tool(overviewDef(), (*Server).overview, requestLimit),
+		tool(reindexDef(), (*Server).reindexTool, reindexLimit, models.RoleEmbedder),
+		tool(deltaDef(), (*Server).delta, requestLimit, models.RoleEmbedder),
+	}
+}
+
+// Tools returns the tools' definitions, as tools/list shows them, for a
+// vault whose notes are in the languages ls counts.
 func Tools(ls vault.Languages) []mcp.Tool {
+	var out []mcp.Tool
+	for _, t := range toolSpecs(ls) {
+		out = append(out, t.def)
+	}
+	return out
+}
+
+// toolsNeeding names, in name order, the tools that cannot run without the
+// index's model of the given role.
+func toolsNeeding(role string) []string {
+	var out []string
+	for _, t := range toolSpecs(nil) {
+		if slices.Contains(t.needs, role) {
+			out = append(out, t.def.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// longestCall is the longest any tool call may take.
+func longestCall(o Options) time.Duration {
+	var longest time.Duration
+	for _, t := range toolSpecs(nil) {
+		longest = max(longest, t.limit(o))
+	}
+	return longest
+}
+
+func searchDef(ls vault.Languages) mcp.Tool {
 	search := append([]mcp.ToolOption{
 		mcp.WithDescription("Search the vault's notes for a question or keywords. Runs the server's retrieval configuration (BM25 + embeddings by default). " +
 			"You help it most by also sending keywords and a hypothetical_answer: you know how such notes are usually worded, the search does not. " +
@@ -121,83 +197,45 @@ func Tools(ls vault.Languages) []mcp.Tool {
 		mcp.WithSchemaAdditionalProperties(false),
 		readOnly("Search the vault"),
 	)
+	return mcp.NewTool(ToolSearch, search...)
+}
+
+func readDef() mcp.Tool {
+	return mcp.NewTool(ToolRead,
+		mcp.WithDescription(`Read one note, or one "## " section of it, by its vault-relative path (as vault_search and vault_list return it). Returns the note's title, metadata, its section headings, and the text. `+
+			"Absolute paths, '..', backslashes, encoded traversal, NUL bytes and symlinks leading outside the vault are refused."),
+		mcp.WithString("path", mcp.Required(), mcp.Description(`Vault-relative path of the note, as vault_search and vault_list return it, e.g. "projects/plan.md".`)),
+		mcp.WithString("section", mcp.Description(`A "## " heading of the note (case-insensitive) to return only that section.`)),
+		mcp.WithSchemaAdditionalProperties(false),
+		readOnly("Read a note"),
+	)
+}
+
+func listDef() mcp.Tool {
 	list := append([]mcp.ToolOption{
 		mcp.WithDescription("List the vault's notes in path order, filtered by metadata, a page at a time. Returns total, the page, and next_offset when there is more."),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("Notes to skip (default 0).")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxListLimit), mcp.Description("Notes per page (1..200, default 50).")),
 	}, filterOptions()...)
 	list = append(list, mcp.WithSchemaAdditionalProperties(false), readOnly("List notes"))
-	return []mcp.Tool{
-		mcp.NewTool(ToolSearch, search...),
-		mcp.NewTool(ToolRead,
-			mcp.WithDescription(`Read one note, or one "## " section of it, by its vault-relative path (as vault_search and vault_list return it). Returns the note's title, metadata, its section headings, and the text. `+
-				"Absolute paths, '..', backslashes, encoded traversal, NUL bytes and symlinks leading outside the vault are refused."),
-			mcp.WithString("path", mcp.Required(), mcp.Description(`Vault-relative path of the note, as vault_search and vault_list return it, e.g. "projects/plan.md".`)),
-			mcp.WithString("section", mcp.Description(`A "## " heading of the note (case-insensitive) to return only that section.`)),
-			mcp.WithSchemaAdditionalProperties(false),
-			readOnly("Read a note"),
-		),
-		mcp.NewTool(ToolList, list...),
-		mcp.NewTool(ToolOverview,
-			mcp.WithDescription("What this vault holds, to search it well; call it first. Returns the numbers of notes and chunks; "+
-				"the language the notes are written in, with the rule for vault_search's keywords and hypothetical_answer; the span of the notes' dates "+
-				"and where they were read from; and, per facet, the values the filters take with their numbers of notes: "+
-				"type, project, status, topics, and the top-level folders (for path). Each facet lists the values with the most notes, "+
-				`"more" (how many other values there are) and "without" (notes with no value; for folders, notes at the top level). `+
-				"Values are shown lower-cased, as the filters match them (case-insensitively); folders as path takes them. "+
-				"With titles, also every folder (in path order, up to limit) with the titles of its notes: the vault's own names, "+
-				"worth borrowing for vault_search's keywords."),
-			mcp.WithArray("facets", mcp.WithStringEnumItems(index.FacetNames),
-				mcp.Description("Which facets to return: any of "+strings.Join(index.FacetNames, ", ")+" (default all; [] for none).")),
-			mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxOverviewLimit),
-				mcp.Description(fmt.Sprintf("Values per facet, those with the most notes, and folders listed with titles (1..%d, default %d).", MaxOverviewLimit, DefaultOverviewLimit))),
-			mcp.WithInteger("titles", mcp.Min(0), mcp.Max(MaxOverviewTitles),
-				mcp.Description(fmt.Sprintf("Titles of notes to list per folder (0..%d, default 0: no titles); a folder with more says how many.", MaxOverviewTitles))),
-			mcp.WithSchemaAdditionalProperties(false),
-			readOnly("Overview of the vault"),
-		),
-		mcp.NewTool(ToolReindex,
-			mcp.WithDescription("Bring the index up to date with the vault: an incremental build that re-embeds only changed notes. Concurrent calls share one run; searches keep working meanwhile. "+
-				"Returns what changed and how long it took. The server also reindexes by itself when notes change. "+
-				"Called with a progressToken, it sends progress notifications: the chunks embedded of those to embed, a few a second at most, and a last one when the build ends."),
-			mcp.WithSchemaAdditionalProperties(false),
-			mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: "Reindex the vault", ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}),
-		),
-		mcp.NewTool(ToolDelta,
-			mcp.WithDescription("For each candidate item (say, facts from a conversation), say whether the vault already covers it or it is new, with the nearest note, heading and cosine similarity as evidence. "+
-				fmt.Sprintf("An item is covered when its similarity reaches the threshold (default %.3f). ", DefaultNoveltyThreshold)+
-				`Items written mostly in a script the index's embedding model was not trained on (Cyrillic or Arabic for either shipped model, Chinese for the English one) come back "unscored: language": the model cannot judge them.`),
-			mcp.WithArray("items", mcp.Required(), mcp.MinItems(1), mcp.MaxItems(MaxDeltaItems),
-				mcp.Items(map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"text":  map[string]any{"type": "string", "minLength": 1, "maxLength": MaxDeltaItemBytes, "description": "The item's text."},
-						"title": map[string]any{"type": "string", "maxLength": MaxDeltaTitleBytes, "description": "An optional title, embedded before the text."},
-					},
-					"required":             []string{"text"},
-					"additionalProperties": false,
-				}),
-				mcp.Description(fmt.Sprintf("The candidates, 1..%d, each {text, title?} with text at most %d bytes.", MaxDeltaItems, MaxDeltaItemBytes))),
-			mcp.WithNumber("threshold", mcp.Min(0), mcp.Max(1), mcp.Description(fmt.Sprintf("Cosine similarity at or above which an item counts as covered (default %.3f, measured on a private corpus; tune it for yours).", DefaultNoveltyThreshold))),
-			mcp.WithSchemaAdditionalProperties(false),
-			readOnly("Check what the vault already covers"),
-		),
-	}
+	return mcp.NewTool(ToolList, list...)
 }
 
-// tools pairs each definition with its handler.
+func reindexDef() mcp.Tool {
+	return mcp.NewTool(ToolReindex,
+		mcp.WithDescription("Bring the index up to date with the vault: an incremental build that re-embeds only changed notes. Concurrent calls share one run; searches keep working meanwhile. "+
+			"Returns what changed and how long it took. The server also reindexes by itself when notes change. "+
+			"Called with a progressToken, it sends progress notifications: the chunks embedded of those to embed, a few a second at most, and a last one when the build ends."),
+		mcp.WithSchemaAdditionalProperties(false),
+		mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: "Reindex the vault", ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}),
+	)
+}
+
+// tools pairs each definition with its handler, wrapped.
 func (s *Server) tools() []mcpserver.ServerTool {
-	handlers := map[string]func(context.Context, args) (any, error){
-		ToolSearch:   s.search,
-		ToolRead:     s.read,
-		ToolList:     s.list,
-		ToolReindex:  s.reindexTool,
-		ToolDelta:    s.delta,
-		ToolOverview: s.overview,
-	}
 	var out []mcpserver.ServerTool
-	for _, t := range Tools(s.langs) {
-		out = append(out, mcpserver.ServerTool{Tool: t, Handler: s.wrap(t, handlers[t.Name])})
+	for _, t := range toolSpecs(s.langs) {
+		out = append(out, mcpserver.ServerTool{Tool: t.def, Handler: s.wrap(t)})
 	}
 	return out
 }
@@ -205,19 +243,17 @@ func (s *Server) tools() []mcpserver.ServerTool {
 // wrap checks a call's arguments against the tool's declared parameters,
 // bounds its time, and renders the result as JSON text, or the error as a tool
 // error the model can read (never a protocol error).
-func (s *Server) wrap(t mcp.Tool, h func(context.Context, args) (any, error)) mcpserver.ToolHandlerFunc {
+func (s *Server) wrap(spec toolSpec) mcpserver.ToolHandlerFunc {
+	t := spec.def
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a, err := checkArgs(t, req.GetRawArguments())
 		if err != nil {
 			return mcp.NewToolResultError(err.Error()), nil
 		}
-		limit := s.opts.RequestTimeout
-		if t.Name == ToolReindex {
-			limit = s.opts.ReindexTimeout // a first, full build may take minutes
-		}
+		limit := spec.limit(s.opts)
 		ctx, cancel := context.WithTimeout(withProgressToken(ctx, req.Params.Meta), limit)
 		defer cancel()
-		out, err := h(ctx, a)
+		out, err := spec.handle(s, ctx, a)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 				err = fmt.Errorf("gave up after %s: %w", limit, err)
@@ -233,18 +269,23 @@ func (s *Server) wrap(t mcp.Tool, h func(context.Context, args) (any, error)) mc
 	}
 }
 
-// SearchResult is vault_search's answer: the pipeline's result, the clock it
-// used, the scope escalation's outcome when filters were set, and what this
-// server cannot do of what it serves (/health's degraded_stages), so a
-// degraded server is never silent.
+// SearchResult is vault_search's answer: the pipeline's result (the
+// configuration run, the query, the notes, what each stage did and the time
+// taken), the clock it used, the scope escalation's outcome when filters were
+// set, and what this server cannot do of what it serves (/health's
+// degraded_stages), so a degraded server is never silent.
 type SearchResult struct {
-	*pipeline.Result
-	Now      string     `json:"now"`
-	Scope    *ScopeInfo `json:"scope,omitempty"`
-	Degraded []string   `json:"degraded"`
+	Config   string       `json:"config"`
+	Query    string       `json:"query"`
+	Notes    []SearchNote `json:"notes"`
+	Stages   []StageInfo  `json:"stages"`
+	Took     string       `json:"took"`
+	Now      string       `json:"now"`
+	Scope    *ScopeInfo   `json:"scope,omitempty"`
+	Degraded []string     `json:"degraded"`
 	// Vectors says how far the index's vectors are: while a first build
 	// embeds, the vector branch ranks only the chunks embedded so far.
-	Vectors index.Coverage `json:"vectors"`
+	Vectors Coverage `json:"vectors"`
 	// WaitedMS is how long the call waited for the vault's first index to
 	// be built (Options.FirstIndexWait); absent when the index was there.
 	WaitedMS int64 `json:"waited_for_first_index_ms,omitempty"`
@@ -252,91 +293,92 @@ type SearchResult struct {
 	// (a second server, a CLI reindex), said while the vectors are
 	// incomplete: this answer is from what exists, and the finished index is
 	// picked up by itself.
-	Building *index.BuildHolder `json:"other_process_building,omitempty"`
+	Building *BuildHolder `json:"other_process_building,omitempty"`
 }
 
 // ScopeInfo says how a filtered search ended.
 type ScopeInfo struct {
-	Filter  index.Filter `json:"filter"`
-	Outcome string       `json:"outcome"` // the vector stage's "filled: ...", "drained: ..." or "ladder-end: ..."
+	Filter  Filter `json:"filter"`
+	Outcome string `json:"outcome"` // the vector stage's "filled: ...", "drained: ..." or "ladder-end: ..."
 }
 
-func (s *Server) search(ctx context.Context, a args) (any, error) {
+func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 	query, err := a.requiredStr("query")
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	keywords, err := a.str("keywords")
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	answer, err := a.str("hypothetical_answer")
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	k, err := a.integer("k", 1, MaxK, 10)
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	f, err := a.filter()
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	explain, err := a.boolean("explain")
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	nowText, err := a.str("now")
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	now := s.opts.Clock().UTC()
 	if nowText != "" {
 		var ok bool
 		if now, ok = pipeline.ParseNow(nowText); !ok {
-			return nil, fmt.Errorf("parameter %q is %q, neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD", "now", nowText)
+			return SearchResult{}, fmt.Errorf("parameter %q is %q, neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD", "now", nowText)
 		}
 	}
 	name, err := a.str("config")
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	if name == "" {
 		name = s.opts.ConfigName
 	} else if !pipeline.ValidName(name) {
-		return nil, fmt.Errorf("parameter %q is %q: %s", "config", name, configNameRule)
+		return SearchResult{}, fmt.Errorf("parameter %q is %q: %s", "config", name, configNameRule)
 	}
 	cfg, err := pipeline.Find(s.opts.ConfigRoot, name)
 	if err != nil {
-		return nil, fmt.Errorf("configuration %q: %w", name, err)
+		return SearchResult{}, fmt.Errorf("configuration %q: %w", name, err)
 	}
 	if err := s.checkModels(cfg); err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	h, release, waited, err := s.acquireFirst(ctx)
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	defer release()
 	res, _, err := pipeline.Run(ctx, h.env, cfg, pipeline.Request{Text: query, Keywords: keywords, Answer: answer, Filter: f, Now: now, K: k, Explain: explain})
 	if err != nil {
 		if errors.Is(err, models.ErrNotInstalled) {
-			return nil, fmt.Errorf("configuration %s cannot run: %w", cfg.Name, err)
+			return SearchResult{}, fmt.Errorf("configuration %s cannot run: %w", cfg.Name, err)
 		}
-		return nil, err
+		return SearchResult{}, err
 	}
 	cov, err := h.db.Coverage(ctx)
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
-	out := SearchResult{Result: res, Now: now.Format(time.RFC3339), Degraded: s.degradedStages(), Vectors: cov, WaitedMS: waited.Milliseconds()}
+	out := SearchResult{Config: res.Config, Query: res.Query, Notes: searchNotes(res.Notes), Stages: stageInfos(res.Stages), Took: res.Took,
+		Now: now.Format(time.RFC3339), Degraded: s.degradedStages(), Vectors: coverageOf(cov), WaitedMS: waited.Milliseconds()}
 	if !cov.Complete() {
 		if holder, running, err := index.RunningBuild(s.opts.DBPath); err == nil && running && holder.PID != os.Getpid() {
-			out.Building = &holder
+			out.Building = buildHolderOf(holder)
 		}
 	}
 	if !f.Empty() {
-		out.Scope = &ScopeInfo{Filter: f}
+		out.Scope = &ScopeInfo{Filter: filterOf(f)}
 		var outcomes []string
 		for _, st := range res.Stages {
 			if st.Outcome != "" {
@@ -369,20 +411,20 @@ func (s *Server) checkModels(cfg *pipeline.Config) error {
 type ReadResult struct {
 	Path  string `json:"path"`
 	Title string `json:"title"`
-	index.NoteMeta
+	NoteMeta
 	Headings []string `json:"headings"`
 	Section  string   `json:"section,omitempty"`
 	Content  string   `json:"content"`
 }
 
-func (s *Server) read(ctx context.Context, a args) (any, error) {
+func (s *Server) read(ctx context.Context, a args) (ReadResult, error) {
 	raw, err := a.requiredStr("path")
 	if err != nil {
-		return nil, err
+		return ReadResult{}, err
 	}
 	want, err := a.str("section")
 	if err != nil {
-		return nil, err
+		return ReadResult{}, err
 	}
 	return s.readNote(ctx, raw, want)
 }
@@ -400,7 +442,7 @@ func (s *Server) readNote(_ context.Context, raw, want string) (ReadResult, erro
 	}
 	n := vault.ParseNote(rel, data, fi.ModTime().UTC())
 	secs := vault.ChunkNote(n.Title, n.Body, nil, 0) // the "## " sections, unsplit
-	out := ReadResult{Path: rel, Title: n.Title, Headings: []string{}, NoteMeta: index.NoteMetaOf(&n)}
+	out := ReadResult{Path: rel, Title: n.Title, Headings: []string{}, NoteMeta: noteMeta(index.NoteMetaOf(&n))}
 	for _, sec := range secs {
 		if sec.Heading != "" {
 			out.Headings = append(out.Headings, sec.Heading)
@@ -444,38 +486,38 @@ type ListResult struct {
 type ListNote struct {
 	Path  string `json:"path"`
 	Title string `json:"title"`
-	index.NoteMeta
+	NoteMeta
 }
 
 // listNote is a stored note as a listing shows it: without source, which a
 // listing leaves to vault_read (docs/mcp.md).
 func listNote(r index.NoteRow) ListNote {
-	meta := r.NoteMeta
+	meta := noteMeta(r.NoteMeta)
 	meta.Source = ""
 	return ListNote{Path: r.Path, Title: r.Title, NoteMeta: meta}
 }
 
-func (s *Server) list(ctx context.Context, a args) (any, error) {
+func (s *Server) list(ctx context.Context, a args) (ListResult, error) {
 	f, err := a.filter()
 	if err != nil {
-		return nil, err
+		return ListResult{}, err
 	}
 	offset, err := a.integer("offset", 0, 1<<30, 0)
 	if err != nil {
-		return nil, err
+		return ListResult{}, err
 	}
 	limit, err := a.integer("limit", 1, MaxListLimit, 50)
 	if err != nil {
-		return nil, err
+		return ListResult{}, err
 	}
 	h, release, waited, err := s.acquireFirst(ctx)
 	if err != nil {
-		return nil, err
+		return ListResult{}, err
 	}
 	defer release()
 	rows, total, err := h.db.List(ctx, f, offset, limit)
 	if err != nil {
-		return nil, err
+		return ListResult{}, err
 	}
 	out := ListResult{Total: total, Offset: offset, Limit: limit, Notes: []ListNote{}, WaitedMS: waited.Milliseconds()}
 	for _, r := range rows {
@@ -491,21 +533,22 @@ func (s *Server) list(ctx context.Context, a args) (any, error) {
 // call waited for.
 type ReindexResult struct {
 	Run int `json:"run"`
-	index.Report
-	TookMS int64 `json:"took_ms"`
+	BuildCounts
+	Skipped  []FileProblem `json:"skipped"`
+	Warnings []FileProblem `json:"warnings"` // notes indexed despite a problem
+	// DurationNS is how long the build took, in nanoseconds, and TookMS
+	// the same in milliseconds.
+	DurationNS    int64          `json:"duration_ns"`
+	SkippedByKind map[string]int `json:"skipped_by_kind"` // what the build passed over, by kind
+	TookMS        int64          `json:"took_ms"`
 }
 
-func (s *Server) reindexTool(ctx context.Context, a args) (any, error) {
+func (s *Server) reindexTool(ctx context.Context, a args) (ReindexResult, error) {
 	r, err := s.reindexWithProgress(ctx)
 	if err != nil {
-		return nil, err
+		return ReindexResult{}, err
 	}
 	rep := r.rep
-	if rep.Skipped == nil {
-		rep.Skipped = []vault.Skipped{}
-	}
-	if rep.Warnings == nil {
-		rep.Warnings = []vault.Skipped{}
-	}
-	return ReindexResult{Run: r.seq, Report: rep, TookMS: rep.Duration.Milliseconds()}, nil
+	return ReindexResult{Run: r.seq, BuildCounts: buildCounts(rep.Counts), Skipped: fileProblems(rep.Skipped), Warnings: fileProblems(rep.Warnings),
+		DurationNS: int64(rep.Duration), SkippedByKind: rep.SkippedByKind, TookMS: rep.Duration.Milliseconds()}, nil
 }

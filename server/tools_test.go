@@ -12,7 +12,6 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 )
 
@@ -530,10 +529,10 @@ func TestNoteMetaAgrees(t *testing.T) {
 		"knowledge/other.md":  "---\ntype: knowledge\n---\n# Other\n\nNothing about allocators here.\n",
 	})
 	s := newModelFreeServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.ConfigName = vaultPath, db, "keyword" })
-	want := index.NoteMeta{Type: "session", Date: "2025-04-02", Project: "ferrite", Status: "active", Source: "Team Call", Topics: []string{"rust", "memory"}}
+	want := NoteMeta{Type: "session", Date: "2025-04-02", Project: "ferrite", Status: "active", Source: "Team Call", Topics: []string{"rust", "memory"}}
 	c := connectStdio(t, s)
 
-	var read struct{ index.NoteMeta }
+	var read struct{ NoteMeta }
 	callOK(t, c, ToolRead, map[string]any{"path": "sessions/ferrite.md"}, &read)
 	if !reflect.DeepEqual(read.NoteMeta, want) {
 		t.Errorf("vault_read: %+v, want %+v", read.NoteMeta, want)
@@ -542,7 +541,7 @@ func TestNoteMetaAgrees(t *testing.T) {
 	var list struct {
 		Notes []struct {
 			Path string `json:"path"`
-			index.NoteMeta
+			NoteMeta
 		} `json:"notes"`
 	}
 	callOK(t, c, ToolList, map[string]any{"type": "Session", "project": "FERRITE", "status": "active"}, &list)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
 )
 
@@ -157,24 +159,77 @@ func TestSnapshotFollowsTheScanRules(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "bad-\xff.md"), []byte("# bad"), 0o644); err != nil {
 		t.Logf("this file system refuses a name that is not UTF-8 (%v); not checked", err)
 	}
-	snap, err := snapshot(root)
+	snap, err := snapshot(t.Context(), root, vault.ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for p := range snap {
-		got = append(got, p)
-	}
-	slices.Sort(got)
-	if want := []string{"a.md", "sub/b.MD"}; !slices.Equal(got, want) {
+	if got, want := slices.Sorted(maps.Keys(snap)), []string{"a.md", "sub/b.MD"}; !slices.Equal(got, want) {
 		t.Errorf("snapshot watches %q, want %q", got, want)
 	}
 }
 
+// The watcher honours the vault's exclusions as a build does (Obsidian's
+// excluded files and templates folders, VAULT_RAG_EXCLUDE): a change to an
+// excluded note is not seen, so it triggers no reindex; a change to an
+// included one is; and a change to the exclusions is seen, since it changes
+// which notes the index holds.
+func TestSnapshotHonoursExclusions(t *testing.T) {
+	root := t.TempDir()
+	when := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	vaulttest.WriteTree(t, root, map[string]string{
+		"a.md": "# a", "Archive/old.md": "# old", "Daily/2020-01-01.md": "# day", "drafts/d.md": "# draft",
+		"tpl/t.md": "# t", "b.excalidraw.md": "# drawing",
+		".obsidian/app.json":       `{"userIgnoreFilters": ["Archive/", "/\\.excalidraw\\.md$/"]}`,
+		".obsidian/templates.json": `{"folder": "tpl"}`,
+	}, when)
+	opts := vault.ScanOptions{Exclude: []string{"drafts/**"}}
+	look := func() map[string]stamp {
+		t.Helper()
+		snap, err := snapshot(t.Context(), root, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	before := look()
+	if got, want := slices.Sorted(maps.Keys(before)), []string{"Daily/2020-01-01.md", "a.md"}; !slices.Equal(got, want) {
+		t.Fatalf("snapshot watches %q, want %q", got, want)
+	}
+	listing, err := vault.List(t.Context(), root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built []string
+	for _, f := range listing.Files {
+		built = append(built, f.Path)
+	}
+	if got := slices.Sorted(maps.Keys(before)); !slices.Equal(got, built) {
+		t.Errorf("the watcher watches %q, a build indexes %q", got, built)
+	}
+
+	later := when.Add(time.Hour)
+	for _, rel := range []string{"Archive/old.md", "drafts/d.md", "tpl/t.md", "b.excalidraw.md"} {
+		vaulttest.WriteTree(t, root, map[string]string{rel: "# edited, and longer than before"}, later)
+	}
+	if after := look(); !maps.Equal(before, after) {
+		t.Errorf("editing excluded notes changed what the watcher sees: %v, then %v", before, after)
+	}
+	vaulttest.WriteTree(t, root, map[string]string{"a.md": "# a, edited"}, later)
+	edited := look()
+	if maps.Equal(before, edited) {
+		t.Error("editing an included note went unseen")
+	}
+	vaulttest.WriteTree(t, root, map[string]string{".obsidian/app.json": `{"userIgnoreFilters": ["Archive/", "Daily/"]}`}, later)
+	if got, want := slices.Sorted(maps.Keys(look())), []string{"a.md", "b.excalidraw.md"}; !slices.Equal(got, want) {
+		t.Errorf("after a change to Obsidian's excluded files the watcher watches %q, want %q", got, want)
+	}
+}
+
 // vault_read's and vault_list's answers keep their field names, order and
-// omitted empties: the metadata is index.NoteMeta, embedded in place.
+// omitted empties: the metadata is NoteMeta, embedded in place, and a
+// listing's is the index's row without source.
 func TestNoteAnswersJSON(t *testing.T) {
-	meta := index.NoteMeta{Type: "knowledge", Date: "2025-01-02", Project: "p", Status: "s", Source: "src", Topics: []string{"x"}}
+	meta := NoteMeta{Type: "knowledge", Date: "2025-01-02", Project: "p", Status: "s", Source: "src", Topics: []string{"x"}}
 	for _, tc := range []struct {
 		name string
 		v    any
@@ -182,9 +237,9 @@ func TestNoteAnswersJSON(t *testing.T) {
 	}{
 		{"read, every field", ReadResult{Path: "a.md", Title: "A", NoteMeta: meta, Headings: []string{"H"}, Section: "H", Content: "c"},
 			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","project":"p","status":"s","source":"src","topics":["x"],"headings":["H"],"section":"H","content":"c"}`},
-		{"read, bare", ReadResult{Path: "a.md", Title: "A", NoteMeta: index.NoteMeta{Date: "2025-01-02"}, Headings: []string{}},
+		{"read, bare", ReadResult{Path: "a.md", Title: "A", NoteMeta: NoteMeta{Date: "2025-01-02"}, Headings: []string{}},
 			`{"path":"a.md","title":"A","date":"2025-01-02","headings":[],"content":""}`},
-		{"list, every field", listNote(index.NoteRow{ID: 7, Path: "a.md", Title: "A", NoteMeta: meta, DateSource: "frontmatter", Warnings: []string{"w"}}),
+		{"list, every field", listNote(index.NoteRow{ID: 7, Path: "a.md", Title: "A", NoteMeta: index.NoteMeta(meta), DateSource: "frontmatter", Warnings: []string{"w"}}),
 			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","project":"p","status":"s","topics":["x"]}`},
 		{"list, bare", listNote(index.NoteRow{Path: "a.md", Title: "A", NoteMeta: index.NoteMeta{Date: "2025-01-02"}}),
 			`{"path":"a.md","title":"A","date":"2025-01-02"}`},

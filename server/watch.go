@@ -2,10 +2,8 @@ package server
 
 import (
 	"context"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/vault-rag/vault-rag/internal/vault"
@@ -17,38 +15,22 @@ type stamp struct {
 	mod  int64
 }
 
-// snapshot stats every file the scanner could index (vault.FolderReason and
-// vault.FileReason, the scanner's own rules): a polling
-// watcher needs no dependency and behaves the same on every platform and file
-// system (network drives and sync folders included, where change
-// notifications are unreliable).
-func snapshot(root string) (map[string]stamp, error) {
+// snapshot stats every file a build would consider as a note: vault.Walk,
+// the walk the index's own listing makes, so the watcher and the builds agree
+// on which files count, the vault's exclusions (Obsidian's excluded files and
+// templates folders, opts.Exclude) included. A change elsewhere is no reason
+// to reindex. A polling watcher needs no dependency and behaves the same on
+// every platform and file system (network drives and sync folders included,
+// where change notifications are unreliable).
+func snapshot(ctx context.Context, root string, opts vault.ScanOptions) (map[string]stamp, error) {
 	out := map[string]stamp{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // unreadable entries are the scanner's to report
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && vault.FolderReason(rel) != "" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if vault.FileReason(rel) != "" {
-			return nil // not a note by its name: a change to it is no reason to reindex
-		}
+	err := vault.Walk(ctx, root, opts, func(rel, p string) {
 		fi, err := os.Stat(p) // follows symlinks: an edit to a linked note counts
 		if err != nil {
 			out[rel] = stamp{size: -1}
-			return nil
+			return
 		}
 		out[rel] = stamp{size: fi.Size(), mod: fi.ModTime().UnixNano()}
-		return nil
 	})
 	return out, err
 }
@@ -68,7 +50,7 @@ func (s *Server) watch(ctx context.Context, prev map[string]stamp) {
 			return
 		case <-t.C:
 		}
-		cur, err := snapshot(s.realVault)
+		cur, err := snapshot(ctx, s.realVault, s.opts.Scan)
 		if err != nil {
 			s.log.Warn("watch: cannot read the vault", "err", err)
 			continue

@@ -7,9 +7,10 @@ import (
 )
 
 // The rules for which files of a vault are notes live here, once: the
-// scanner, the server's watcher and CleanNotePath all ask them. What a vault's
-// own settings leave out besides (scope.go) only the scanner asks: reading a
-// note Obsidian excludes by its path still works, as it does in Obsidian.
+// scanner and the server's watcher (one walk, walkNotes, through List and
+// Walk) and CleanNotePath all ask them. What a vault's own settings leave out
+// besides (scope.go) only that walk asks: reading a note Obsidian excludes by
+// its path still works, as it does in Obsidian.
 
 // Why a folder or file is not a note. Hidden folders and files and files that
 // are not markdown are passed over silently by the scanner (they are never

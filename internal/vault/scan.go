@@ -73,20 +73,9 @@ func List(ctx context.Context, root string, opts ScanOptions) (Listing, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxNoteBytes
 	}
-	absRoot, err := filepath.Abs(root)
+	realRoot, err := resolveRoot(root)
 	if err != nil {
-		return Listing{}, fmt.Errorf("scan %s: %w", root, err)
-	}
-	st, err := os.Stat(absRoot)
-	if err != nil {
-		return Listing{}, fmt.Errorf("scan vault: %w", err)
-	}
-	if !st.IsDir() {
-		return Listing{}, fmt.Errorf("scan vault: %s is not a folder", root)
-	}
-	realRoot, err := filepath.EvalSymlinks(absRoot)
-	if err != nil {
-		return Listing{}, fmt.Errorf("scan vault: %w", err)
+		return Listing{}, err
 	}
 	settings, warnings := ReadObsidianSettings(realRoot)
 	sc, more := newScope(settings, opts.Exclude)
@@ -100,9 +89,108 @@ func List(ctx context.Context, root string, opts ScanOptions) (Listing, error) {
 		counts[cmp.Or(p.Kind, p.Reason)]++
 	}
 
+	quietly := func(reason string) { counts[reason]++ }
+	walkErr := walkNotes(ctx, realRoot, sc, skip, quietly, func(rel, p string, d fs.DirEntry) {
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				skip(rel, detailed("broken or looping symlink", errText(err)))
+				return
+			}
+			if !within(realRoot, target) {
+				skip(rel, NewProblem("symlink leads outside the vault"))
+				return
+			}
+			if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() {
+				skip(rel, NewProblem("symlink to something that is not a file"))
+				return
+			}
+		} else if !d.Type().IsRegular() {
+			skip(rel, NewProblem("not a regular file"))
+			return
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			skip(rel, detailed("unreadable", errText(err)))
+			return
+		}
+		if fi.Size() > maxBytes {
+			skip(rel, Problem{Reason: fmt.Sprintf("too large (%d bytes; the limit is %d)", fi.Size(), maxBytes), Kind: fmt.Sprintf("too large (the limit is %d bytes)", maxBytes), Detail: fmt.Sprintf("%d bytes", fi.Size())})
+			return
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			skip(rel, detailed("unreadable", errText(err)))
+			return
+		}
+		if isBinary(raw) {
+			skip(rel, NewProblem("binary content (NUL bytes)"))
+			return
+		}
+		sum := sha256.Sum256(raw)
+		files = append(files, File{Path: rel, ModTime: fi.ModTime().UTC(), Raw: raw, Hash: hex.EncodeToString(sum[:])})
+	})
+	if walkErr != nil {
+		return Listing{}, fmt.Errorf("scan vault: %w", walkErr)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return Listing{Files: files, Skipped: skipped, Warnings: warnings, SkippedByKind: counts}, nil
+}
+
+// Walk calls visit, in path order within each folder, for every file of the
+// vault at root that List considers as a note: one that the fixed rules
+// (FolderReason, FileReason) and the vault's settings (Obsidian's excluded
+// files and templates folders, read afresh, and opts.Exclude) leave in. rel
+// is its vault-relative path, p its path on disk. Whether it can be read as a
+// note (a symlink's target, its size, its bytes) is not checked: List does
+// that after the same walk, and the server's watcher, which stats each file
+// Walk gives it, sees a change to such a file as one to reindex. What the walk
+// passes over is not reported; only a vault root that cannot be read, or ctx
+// ending, is an error.
+func Walk(ctx context.Context, root string, opts ScanOptions, visit func(rel, p string)) error {
+	realRoot, err := resolveRoot(root)
+	if err != nil {
+		return err
+	}
+	settings, _ := ReadObsidianSettings(realRoot)
+	sc, _ := newScope(settings, opts.Exclude)
+	err = walkNotes(ctx, realRoot, sc, func(string, Problem) {}, func(string) {}, func(rel, p string, _ fs.DirEntry) { visit(rel, p) })
+	if err != nil {
+		return fmt.Errorf("scan vault: %w", err)
+	}
+	return nil
+}
+
+// resolveRoot is the vault folder root, absolute with symlinks resolved.
+func resolveRoot(root string) (string, error) {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("scan %s: %w", root, err)
+	}
+	st, err := os.Stat(absRoot)
+	if err != nil {
+		return "", fmt.Errorf("scan vault: %w", err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("scan vault: %s is not a folder", root)
+	}
+	realRoot, err := filepath.EvalSymlinks(absRoot)
+	if err != nil {
+		return "", fmt.Errorf("scan vault: %w", err)
+	}
+	return realRoot, nil
+}
+
+// walkNotes walks the vault at realRoot (resolved) and calls visit for every
+// file the fixed rules and the vault's settings (sc) leave in, skip for what
+// they pass over with a reason worth showing, and quietly for the reasons
+// only counted (hidden folders and files). Files that are not markdown are
+// neither: they are attachments, not notes passed over.
+func walkNotes(ctx context.Context, realRoot string, sc scope, skip func(rel string, p Problem), quietly func(reason string), visit func(rel, p string, d fs.DirEntry)) error {
 	// Walk the resolved root: WalkDir does not follow a root that is itself a
 	// symlink (~/vault -> ~/Dropbox/vault) and would find nothing under it.
-	walkErr := filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(realRoot, p)
 		rel = filepath.ToSlash(rel)
 		if err != nil {
@@ -124,7 +212,7 @@ func List(ctx context.Context, root string, opts ScanOptions) (Listing, error) {
 		if d.IsDir() {
 			if r := FolderReason(rel); r != "" {
 				if quiet(r) {
-					counts[r]++
+					quietly(r)
 				} else {
 					skip(rel+"/", NewProblem(r))
 				}
@@ -142,7 +230,7 @@ func List(ctx context.Context, root string, opts ScanOptions) (Listing, error) {
 				skip(strings.ToValidUTF8(rel, "\uFFFD"), Problem{Reason: fmt.Sprintf("%s (%+q); rename the file", r, rel), Kind: r + "; rename the file", Detail: fmt.Sprintf("%+q", rel)})
 			case r == reasonNotMarkdown: // an attachment, not a note passed over
 			case quiet(r):
-				counts[r]++
+				quietly(r)
 			default:
 				skip(rel, NewProblem(r))
 			}
@@ -152,52 +240,9 @@ func List(ctx context.Context, root string, opts ScanOptions) (Listing, error) {
 			skip(rel, p)
 			return nil
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				skip(rel, detailed("broken or looping symlink", errText(err)))
-				return nil
-			}
-			if !within(realRoot, target) {
-				skip(rel, NewProblem("symlink leads outside the vault"))
-				return nil
-			}
-			if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() {
-				skip(rel, NewProblem("symlink to something that is not a file"))
-				return nil
-			}
-		} else if !d.Type().IsRegular() {
-			skip(rel, NewProblem("not a regular file"))
-			return nil
-		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			skip(rel, detailed("unreadable", errText(err)))
-			return nil
-		}
-		if fi.Size() > maxBytes {
-			skip(rel, Problem{Reason: fmt.Sprintf("too large (%d bytes; the limit is %d)", fi.Size(), maxBytes), Kind: fmt.Sprintf("too large (the limit is %d bytes)", maxBytes), Detail: fmt.Sprintf("%d bytes", fi.Size())})
-			return nil
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			skip(rel, detailed("unreadable", errText(err)))
-			return nil
-		}
-		if isBinary(raw) {
-			skip(rel, NewProblem("binary content (NUL bytes)"))
-			return nil
-		}
-		sum := sha256.Sum256(raw)
-		files = append(files, File{Path: rel, ModTime: fi.ModTime().UTC(), Raw: raw, Hash: hex.EncodeToString(sum[:])})
+		visit(rel, p, d)
 		return nil
 	})
-	if walkErr != nil {
-		return Listing{}, fmt.Errorf("scan vault: %w", walkErr)
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
-	return Listing{Files: files, Skipped: skipped, Warnings: warnings, SkippedByKind: counts}, nil
 }
 
 // isBinary reports NUL bytes in the first 8000 bytes: such a file is not a note.
