@@ -339,7 +339,7 @@ func (s *Server) search(ctx context.Context, a args) (any, error) {
 		out.Scope = &ScopeInfo{Filter: f}
 		var outcomes []string
 		for _, st := range res.Stages {
-			if st.Outcome != "" {
+			if st.Outcome != 0 {
 				outcomes = append(outcomes, st.Info)
 			}
 		}
