@@ -260,7 +260,7 @@ func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*pos
 		if err := rows.Scan(&term, &df, &data); err != nil {
 			return nil, nil, err
 		}
-		lists[term] = &postingCursor{data: data}
+		lists[term] = newPostingCursor(data)
 		dfs[term] = df
 	}
 	if err := rows.Err(); err != nil {
@@ -301,12 +301,11 @@ func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held,
 		}
 		idf := bm25IDF(nRow, df)
 		total += idf
-		c.next()
 		c.seek(chunkID)
-		if c.err != nil {
-			return 0, 0, c.err
+		if err := c.err(); err != nil {
+			return 0, 0, err
 		}
-		if !c.done && c.cur.id == chunkID {
+		if c.at().id == chunkID {
 			held += idf
 		}
 	}
@@ -319,69 +318,25 @@ func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held,
 // a chunk holding only those terms cannot be kept; the merge then visits only
 // chunks of the other terms, and steps the small terms' lists forward (over
 // whole blocks) to each such chunk. Skipped chunks would not have been kept;
-// every chunk it scores is scored in full.
-//
-// The arithmetic is fts5Bm25Function's, step for step; the explicit float64
-// conversions stop a compiler from fusing a multiply and an add (which would
-// round once, not twice, and differ from SQLite's C). more reports that
-// chunks beyond the returned ones match.
+// every chunk it scores is scored in full. more reports that chunks beyond
+// the returned ones match.
 func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor, dfs map[string]int64, nRow, nTok int64, cut int) (top []scored[float64], more bool, err error) {
 	if nRow <= 0 {
 		nRow = 1
 	}
-	avgdl := float64(nTok) / float64(nRow)
-	k1, b := bm25K1, bm25B
-	k1p1 := k1 + 1.0
-	oneMinusB := 1 - b
-	idf := make([]float64, len(p.phrases))
-	cur := make([]*postingCursor, len(p.phrases))
-	type term struct {
-		c    *postingCursor
-		ub   float64 // more than the term can add to a chunk's score
-		rare bool    // counted by minMatch
-	}
-	var terms []term
-	index := map[*postingCursor]int{}
-	for i, t := range p.phrases {
-		x := bm25IDF(nRow, dfs[t])
-		idf[i] = x
-		c := lists[t]
-		if c == nil {
-			continue
-		}
-		cur[i] = c
-		j, ok := index[c]
-		if !ok {
-			j = len(terms)
-			index[c] = j
-			terms = append(terms, term{c: c, rare: float64(dfs[t]) <= p.commonShare*float64(nRow)})
-			c.next()
-		}
-		terms[j].ub += x * k1p1 * (1 + 1e-6) // margin for rounding
-	}
-	slices.SortStableFunc(terms, func(a, b term) int {
-		switch {
-		case a.ub < b.ub:
-			return -1
-		case a.ub > b.ub:
-			return 1
-		}
-		return 0
-	})
+	s := newBM25Scorer(p, lists, dfs, nRow, nTok)
+	terms := s.mergeTerms(p, dfs, nRow)
 	prefix := make([]float64, len(terms)) // prefix[j]: bound of a chunk holding only terms[:j+1]
-	sum := 0.0
+	sum, rare := 0.0, 0
 	for j, t := range terms {
 		sum += t.ub
 		prefix[j] = sum
+		if t.rare {
+			rare++
+		}
 	}
 	need := 0 // rare terms a chunk must hold
 	if p.minMatch > 0 {
-		rare := 0
-		for _, t := range terms {
-			if t.rare {
-				rare++
-			}
-		}
 		need = int(math.Ceil(p.minMatch*float64(rare) - 1e-9))
 	}
 	h := topN[float64]{n: cut}
@@ -393,59 +348,36 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 				return nil, false, err
 			}
 		}
-		id := int64(math.MaxInt64)
+		id := int64(endOfList)
 		for _, t := range terms[skip:] {
-			if !t.c.done && t.c.cur.id < id {
-				id = t.c.cur.id
-			}
+			id = min(id, t.c.at().id)
 		}
-		if id == math.MaxInt64 {
+		if id == endOfList {
 			break
 		}
-		for _, t := range terms[:skip] {
-			t.c.seek(id)
-		}
 		held := 0
-		for _, t := range terms {
-			if t.rare && !t.c.done && t.c.cur.id == id {
+		for j, t := range terms {
+			if j < skip {
+				t.c.seek(id)
+			}
+			if t.rare && t.c.at().id == id {
 				held++
 			}
 		}
-		if held < need {
-			// Not a match: skipped as a chunk of no term is. Skipping
-			// by θ stays sound: a chunk it passes over could not be kept.
-			for _, t := range terms {
-				if !t.c.done && t.c.cur.id == id {
-					t.c.next()
-				}
-			}
-			continue
+		// A chunk holding too few rare terms is no match, passed over as a
+		// chunk of no term is; skipping by θ stays sound: a chunk it passes
+		// over could not be kept.
+		match := held >= need
+		if match {
+			matched++
+			h.offer(s.score(id), id)
 		}
-		matched++
-		score := 0.0
-		for i, c := range cur {
-			if c == nil || c.done || c.cur.id != id {
-				continue // a phrase absent from the row adds exactly 0
-			}
-			f := 0.0
-			for j := uint32(0); j < c.cur.title; j++ {
-				f += p.title
-			}
-			for j := uint32(0); j < c.cur.body; j++ {
-				f += p.body
-			}
-			D := float64(c.cur.n)
-			num := float64(f * k1p1)
-			den := f + float64(k1*(oneMinusB+float64(b*D)/avgdl))
-			score += float64(idf[i] * (num / den))
-		}
-		h.offer(score, id)
 		for _, t := range terms {
-			if !t.c.done && t.c.cur.id == id {
+			if t.c.at().id == id {
 				t.c.next()
 			}
 		}
-		if cut >= 0 && len(h.items) == cut {
+		if match && cut >= 0 && len(h.items) == cut {
 			theta := h.items[0].score
 			for skip < len(terms) && prefix[skip] < theta {
 				skip++
@@ -453,11 +385,97 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 		}
 	}
 	for _, t := range terms {
-		if t.c.err != nil {
-			return nil, false, t.c.err
+		if err := t.c.err(); err != nil {
+			return nil, false, err
 		}
 	}
 	return h.sorted(), skip > 0 || matched > len(h.items), nil
+}
+
+// bm25Scorer scores a chunk by the query's phrases, with FTS5's bm25.
+type bm25Scorer struct {
+	// cur and idf are each phrase's list (nil when the phrase is in no chunk;
+	// a repeated phrase shares its list) and idf.
+	cur         []*postingCursor
+	idf         []float64
+	title, body float64 // column weights
+	avgdl       float64
+}
+
+func newBM25Scorer(p bm25Plan, lists map[string]*postingCursor, dfs map[string]int64, nRow, nTok int64) bm25Scorer {
+	s := bm25Scorer{cur: make([]*postingCursor, len(p.phrases)), idf: make([]float64, len(p.phrases)),
+		title: p.title, body: p.body, avgdl: float64(nTok) / float64(nRow)}
+	for i, t := range p.phrases {
+		s.idf[i], s.cur[i] = bm25IDF(nRow, dfs[t]), lists[t]
+	}
+	return s
+}
+
+// score is the bm25 of the chunk id, which the lists holding it are on.
+// The arithmetic is fts5Bm25Function's, step for step; the explicit float64
+// conversions stop a compiler from fusing a multiply and an add (which would
+// round once, not twice, and differ from SQLite's C).
+func (s *bm25Scorer) score(id int64) float64 {
+	k1, b := bm25K1, bm25B
+	k1p1 := k1 + 1.0
+	oneMinusB := 1 - b
+	score := 0.0
+	for i, c := range s.cur {
+		if c == nil || c.at().id != id {
+			continue // a phrase absent from the row adds exactly 0
+		}
+		at := c.at()
+		f := 0.0
+		for j := uint32(0); j < at.title; j++ {
+			f += s.title
+		}
+		for j := uint32(0); j < at.body; j++ {
+			f += s.body
+		}
+		D := float64(at.n)
+		num := float64(f * k1p1)
+		den := f + float64(k1*(oneMinusB+float64(b*D)/s.avgdl))
+		score += float64(s.idf[i] * (num / den))
+	}
+	return score
+}
+
+// mergeTerm is one distinct list of the query in the merge.
+type mergeTerm struct {
+	c    *postingCursor
+	ub   float64 // more than the list's phrases can add to a chunk's score
+	rare bool    // counted by minMatch
+}
+
+// mergeTerms is the query's distinct lists, smallest bound first (ties in
+// query order).
+func (s *bm25Scorer) mergeTerms(p bm25Plan, dfs map[string]int64, nRow int64) []mergeTerm {
+	k1p1 := bm25K1 + 1.0
+	var terms []mergeTerm
+	index := map[*postingCursor]int{}
+	for i, t := range p.phrases {
+		c := s.cur[i]
+		if c == nil {
+			continue
+		}
+		j, ok := index[c]
+		if !ok {
+			j = len(terms)
+			index[c] = j
+			terms = append(terms, mergeTerm{c: c, rare: float64(dfs[t]) <= p.commonShare*float64(nRow)})
+		}
+		terms[j].ub += s.idf[i] * k1p1 * (1 + 1e-6) // margin for rounding
+	}
+	slices.SortStableFunc(terms, func(a, b mergeTerm) int {
+		switch {
+		case a.ub < b.ub:
+			return -1
+		case a.ub > b.ub:
+			return 1
+		}
+		return 0
+	})
+	return terms
 }
 
 // bm25IDF is FTS5's idf of a term in nHit of nRow chunks, computed as its C

@@ -323,8 +323,7 @@ func TestPostingSeek(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%d postings: decoded %d (%v)", n, len(got), err)
 		}
-		c := postingCursor{data: data}
-		c.next()
+		c := newPostingCursor(data)
 		i := 0
 		for target := int64(0); target <= id+10; target += 1 + rng.Int63n(1<<uint(rng.Intn(22))) {
 			c.seek(target)
@@ -332,13 +331,13 @@ func TestPostingSeek(t *testing.T) {
 				i++
 			}
 			if i == len(want) {
-				if !c.done {
-					t.Fatalf("%d postings: seek(%d) found %d past the end", n, target, c.cur.id)
+				if c.at().id != endOfList || c.err() != nil {
+					t.Fatalf("%d postings: seek(%d) found %d past the end (%v)", n, target, c.at().id, c.err())
 				}
 				break
 			}
-			if c.done || c.cur != want[i] {
-				t.Fatalf("%d postings: seek(%d) = %+v (done %v), want %+v", n, target, c.cur, c.done, want[i])
+			if c.at() != want[i] {
+				t.Fatalf("%d postings: seek(%d) = %+v, want %+v", n, target, c.at(), want[i])
 			}
 		}
 		// A cut list is an error, or (cut between blocks) a shorter list;

@@ -7,6 +7,19 @@ import (
 	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
+// NoteMeta is a note's metadata: the frontmatter fields the filters select on
+// and the day the note is dated (YYYY-MM-DD; see vault.Note.Date). Whatever
+// carries a note's metadata, stored or answered, embeds it, so each field has
+// one JSON name everywhere.
+type NoteMeta struct {
+	Type    string   `json:"type,omitempty"`
+	Date    string   `json:"date"`
+	Project string   `json:"project,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Source  string   `json:"source,omitempty"`
+	Topics  []string `json:"topics,omitempty"`
+}
+
 // NoteMetaOf is a parsed note's metadata as vault-rag reports and stores it,
 // the one mapping from frontmatter to NoteMeta: the index writes it, and
 // vault_read answers with it, so a note read from disk and the same note

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 )
@@ -91,7 +92,13 @@ func (e *listEncoder) bytes() []byte {
 	return e.buf
 }
 
-// postingCursor walks an encoded list.
+// postingCursor walks an encoded list, forward only, as prometheus tsdb's
+// Postings and Lucene's DocIdSetIterator do: at is the current posting, next
+// and seek move on, err says whether the list was damaged. It is positioned
+// on the first posting from the start (newPostingCursor), and at the end its
+// posting's id is endOfList, after every chunk, so a merge taking the least
+// current id over several lists needs no test for a finished one (Lucene's
+// NO_MORE_DOCS).
 type postingCursor struct {
 	data      []byte // from the current block's postings on
 	cur       posting
@@ -99,11 +106,33 @@ type postingCursor struct {
 	blockLast int64  // the current block's last id
 	after     []byte // the list after the current block
 	done      bool
-	err       error
+	fault     error
+}
+
+// endOfList is the id of a finished cursor's posting.
+const endOfList = math.MaxInt64
+
+// newPostingCursor returns a cursor on the first posting of an encoded list.
+func newPostingCursor(data []byte) *postingCursor {
+	c := &postingCursor{data: data}
+	c.next()
+	return c
+}
+
+// at is the current posting; its id is endOfList once the list is done.
+func (c *postingCursor) at() posting { return c.cur }
+
+// err is the list's damage, if reading it found any.
+func (c *postingCursor) err() error { return c.fault }
+
+// finish ends the walk: what is left of the list is not read.
+func (c *postingCursor) finish() {
+	c.done, c.cur = true, posting{id: endOfList}
 }
 
 func (c *postingCursor) fail() {
-	c.done, c.err = true, fmt.Errorf("%w: a keyword posting list is damaged; run `vault-rag reindex`", ErrCorrupt)
+	c.finish()
+	c.fault = fmt.Errorf("%w: a keyword posting list is damaged; run `vault-rag reindex`", ErrCorrupt)
 }
 
 func (c *postingCursor) uvarint() uint64 {
@@ -119,7 +148,7 @@ func (c *postingCursor) uvarint() uint64 {
 // header reads a block header; false at the end of the list.
 func (c *postingCursor) header() (size int, ok bool) {
 	if len(c.data) == 0 {
-		c.done = true
+		c.finish()
 		return 0, false
 	}
 	n, dLast, bytes := c.uvarint(), c.uvarint(), c.uvarint()
@@ -150,7 +179,7 @@ func (c *postingCursor) next() {
 }
 
 // seek moves to the first posting with an id of at least id, stepping over
-// whole blocks that end before it.
+// whole blocks that end before it; a cursor there already stays.
 func (c *postingCursor) seek(id int64) {
 	for !c.done && c.cur.id < id {
 		if c.left > 0 && c.blockLast < id { // the rest of this block is before id
@@ -171,11 +200,12 @@ func (c *postingCursor) seek(id int64) {
 
 func decodePostings(data []byte) ([]posting, error) {
 	var out []posting
-	c := postingCursor{data: data}
-	for c.next(); !c.done; c.next() {
-		out = append(out, c.cur)
+	for c := newPostingCursor(data); ; c.next() {
+		if c.done {
+			return out, c.err()
+		}
+		out = append(out, c.at())
 	}
-	return out, c.err
 }
 
 // docTokens is one text as FTS5 tokenizes it: each term's count per column,

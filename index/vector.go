@@ -72,22 +72,26 @@ type VectorResult struct {
 	Hits []Hit
 	// The rest describes a note search. Next is the nearest chunk of a note
 	// left out of Hits (nil when the examined chunks held no other note in
-	// scope); End is how the search ended; K the chunks its last rung asked
-	// for (0 when the scope holds no note); Chunks the chunks in the index;
-	// Want the notes it wanted: Limit, or the scope's notes when fewer.
-	Next   *Hit
-	End    ScopeEnd
-	K      int
-	Chunks int
-	Want   int
+	// scope); Outcome is how the search ended; K the chunks its last rung
+	// asked for (0 when the scope holds no note); Chunks the chunks in the
+	// index; Want the notes it wanted: Limit, or the scope's notes when
+	// fewer.
+	Next    *Hit
+	Outcome ScopeOutcome
+	K       int
+	Chunks  int
+	Want    int
 }
 
-// ScopeEnd is how a note search ended.
-type ScopeEnd int
+// ScopeOutcome is how a note search ended, which tells "nothing more is in
+// scope" from "the search stopped looking". The zero value is no note search
+// (a chunk search, or a stage that searches no scope). Its text, in the
+// explain output and the server's answers, is its String.
+type ScopeOutcome int
 
 const (
 	// Filled: Want notes were found.
-	Filled ScopeEnd = iota + 1
+	Filled ScopeOutcome = iota + 1
 	// Drained: every chunk was examined (or the scope holds no note); there
 	// are no more notes in scope.
 	Drained
@@ -95,6 +99,31 @@ const (
 	// with fewer than Want notes; more may exist.
 	LadderEnd
 )
+
+var scopeOutcomeNames = [...]string{"", "filled", "drained", "ladder-end"}
+
+// String is the outcome's name: "filled", "drained" or "ladder-end"; "" for
+// the zero value.
+func (o ScopeOutcome) String() string {
+	if o < 0 || int(o) >= len(scopeOutcomeNames) {
+		return fmt.Sprintf("ScopeOutcome(%d)", int(o))
+	}
+	return scopeOutcomeNames[o]
+}
+
+// MarshalText writes the outcome as its String.
+func (o ScopeOutcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// UnmarshalText reads an outcome's String.
+func (o *ScopeOutcome) UnmarshalText(text []byte) error {
+	for i, name := range scopeOutcomeNames {
+		if string(text) == name {
+			*o = ScopeOutcome(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("no scope outcome %q (want filled, drained or ladder-end)", text)
+}
 
 // MaxKNN is the largest k sqlite-vec accepts in one KNN query.
 const MaxKNN = 4096
@@ -169,7 +198,7 @@ func (d *DB) vectorNotes(ctx context.Context, q VectorQuery) (VectorResult, erro
 		}
 		res.Want = min(q.Limit, inScope)
 		if res.Want == 0 {
-			res.End = Drained
+			res.Outcome = Drained
 			return res, nil
 		}
 	}
@@ -191,13 +220,13 @@ func (d *DB) vectorNotes(ctx context.Context, q VectorQuery) (VectorResult, erro
 		res.K = k
 		switch {
 		case len(res.Hits) >= res.Want:
-			res.End = Filled
+			res.Outcome = Filled
 			return res, nil
 		case k >= total:
-			res.End = Drained
+			res.Outcome = Drained
 			return res, nil
 		case i == len(ladder)-1 || k >= MaxKNN:
-			res.End = LadderEnd
+			res.Outcome = LadderEnd
 			return res, nil
 		}
 	}

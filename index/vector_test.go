@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -37,7 +38,7 @@ func TestVectorNotes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := VectorResult{Hits: firsts[:2], Next: &firsts[2], End: Filled, K: fixtureChunks, Chunks: fixtureChunks, Want: 2}
+			want := VectorResult{Hits: firsts[:2], Next: &firsts[2], Outcome: Filled, K: fixtureChunks, Chunks: fixtureChunks, Want: 2}
 			if !reflect.DeepEqual(res, want) {
 				t.Errorf("two notes: %+v, want %+v", res, want)
 			}
@@ -45,7 +46,7 @@ func TestVectorNotes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want = VectorResult{Hits: firsts, End: Drained, K: fixtureChunks, Chunks: fixtureChunks, Want: fixtureNotes + 1}
+			want = VectorResult{Hits: firsts, Outcome: Drained, K: fixtureChunks, Chunks: fixtureChunks, Want: fixtureNotes + 1}
 			if !reflect.DeepEqual(res, want) {
 				t.Errorf("more notes than the vault holds: %+v, want %+v", res, want)
 			}
@@ -53,7 +54,7 @@ func TestVectorNotes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.End != LadderEnd || res.K != 2 || len(res.Hits) == 0 || len(res.Hits) > 2 {
+			if res.Outcome != LadderEnd || res.K != 2 || len(res.Hits) == 0 || len(res.Hits) > 2 {
 				t.Errorf("a ladder ending at 2 chunks: %+v, want ladder-end with at most 2 notes", res)
 			}
 		})
@@ -65,14 +66,14 @@ func TestVectorNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := hitPaths(t, d, res.Hits)
-	if res.End != Filled || res.Want != 2 || len(paths) != 2 || paths[0] != "alpha.md" || paths[1] != "projects/gamma.md" || res.Next != nil {
+	if res.Outcome != Filled || res.Want != 2 || len(paths) != 2 || paths[0] != "alpha.md" || paths[1] != "projects/gamma.md" || res.Next != nil {
 		t.Errorf("apollo's notes: %+v (%v), want alpha.md, projects/gamma.md, filled", res, paths)
 	}
 	res, err = d.Vector(ctx, VectorQuery{Vector: v, Limit: 5, Filter: Filter{Type: "project", Status: "done"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (VectorResult{End: Drained, Chunks: fixtureChunks}); !reflect.DeepEqual(res, want) {
+	if want := (VectorResult{Outcome: Drained, Chunks: fixtureChunks}); !reflect.DeepEqual(res, want) {
 		t.Errorf("a scope with no note: %+v, want %+v", res, want)
 	}
 
@@ -104,5 +105,30 @@ func TestRescored(t *testing.T) {
 		if got := tc.q.Rescored(tc.k); got != tc.want {
 			t.Errorf("%+v.Rescored(%d) = %d, want %d", tc.q, tc.k, got, tc.want)
 		}
+	}
+}
+
+// A scope outcome reads as its name, in text and in JSON, and back; the zero
+// value (no note search) is omitted where the field is optional.
+func TestScopeOutcomeText(t *testing.T) {
+	type wire struct {
+		Outcome ScopeOutcome `json:"outcome,omitempty"`
+	}
+	for o, want := range map[ScopeOutcome]string{Filled: `{"outcome":"filled"}`, Drained: `{"outcome":"drained"}`, LadderEnd: `{"outcome":"ladder-end"}`, 0: `{}`} {
+		raw, err := json.Marshal(wire{o})
+		if err != nil || string(raw) != want {
+			t.Errorf("%d: %s (%v), want %s", int(o), raw, err, want)
+		}
+		var back wire
+		if err := json.Unmarshal(raw, &back); err != nil || back.Outcome != o {
+			t.Errorf("%s read back as %d (%v)", raw, int(back.Outcome), err)
+		}
+	}
+	if got := ScopeOutcome(9).String(); got != "ScopeOutcome(9)" {
+		t.Errorf("an unknown outcome reads %q", got)
+	}
+	var o ScopeOutcome
+	if err := o.UnmarshalText([]byte("full")); err == nil {
+		t.Error("an unknown name was read")
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/pipeline"
-	"github.com/vault-rag/vault-rag/stages"
 )
 
 // repoRoot holds configs/, experiments/ and vault/ (tests run in pipeline/).
@@ -61,7 +61,7 @@ func stageInfo(t *testing.T, res *pipeline.Result, stage string) string {
 }
 
 // stageOutcome returns how the named stage's scope search ended.
-func stageOutcome(t *testing.T, res *pipeline.Result, stage string) stages.Outcome {
+func stageOutcome(t *testing.T, res *pipeline.Result, stage string) index.ScopeOutcome {
 	t.Helper()
 	return stageStep(t, res, stage).Outcome
 }

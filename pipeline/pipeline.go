@@ -91,11 +91,11 @@ type StageRank struct {
 
 // StageInfo is what one stage did.
 type StageInfo struct {
-	Stage   string         `json:"stage"`
-	Count   int            `json:"count"`
-	Info    string         `json:"info,omitempty"`
-	Outcome stages.Outcome `json:"outcome,omitempty"` // how a KNN stage's scope search ended
-	Millis  float64        `json:"ms"`
+	Stage   string             `json:"stage"`
+	Count   int                `json:"count"`
+	Info    string             `json:"info,omitempty"`
+	Outcome index.ScopeOutcome `json:"outcome,omitempty"` // how a KNN stage's scope search ended
+	Millis  float64            `json:"ms"`
 }
 
 // Run runs a configuration for one request. It validates the request first.

@@ -178,7 +178,7 @@ func TestScopeOutcomeFilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := stageOutcome(t, res, "vector"); got != stages.OutcomeFilled {
+		if got := stageOutcome(t, res, "vector"); got != index.Filled {
 			t.Errorf("vector outcome %q (%s), want filled", got, stageInfo(t, res, "vector"))
 		}
 		if got := sortedPaths(res); !reflect.DeepEqual(got, scopeInScope) {
@@ -230,7 +230,7 @@ func TestScopeOutcomeDrained(t *testing.T) {
 	})
 	t.Run("a scope whose filters match no note", func(t *testing.T) {
 		res := scopeRun(t, "stages:\n  - vector: {limit: 40}\n", index.Filter{PathPrefix: scopePrefix, DateFrom: "2030-01-01"})
-		if got := stageOutcome(t, res, "vector"); got != stages.OutcomeDrained {
+		if got := stageOutcome(t, res, "vector"); got != index.Drained {
 			t.Errorf("outcome %q (%s), want drained", got, stageInfo(t, res, "vector"))
 		}
 	})

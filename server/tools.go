@@ -381,7 +381,7 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 		out.Scope = &ScopeInfo{Filter: filterOf(f)}
 		var outcomes []string
 		for _, st := range res.Stages {
-			if st.Outcome != "" {
+			if st.Outcome != 0 {
 				outcomes = append(outcomes, st.Info)
 			}
 		}

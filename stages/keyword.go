@@ -187,7 +187,7 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 		return err
 	}
 	if text == "" && readsExpansions(k.Text) { // the client sent none of them
-		st.produce(k.List, nil, noText(k.Text), "")
+		st.produce(k.List, nil, noText(k.Text))
 		st.markExact()
 		return nil
 	}
@@ -212,7 +212,7 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 		}
 	}
 	info = joinInfo(vetInfo, info)
-	st.produce(k.List, items, info, "")
+	st.produce(k.List, items, info)
 	if weighted {
 		st.Lists[len(st.Lists)-1].Weighted, st.Lists[len(st.Lists)-1].Weight = true, weight
 	}
@@ -256,7 +256,7 @@ func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms, ext
 		if err != nil {
 			return nil, "", err
 		}
-		return notesFromHits(hits, k.Limit), "", nil
+		return itemsOf(hits), "", nil
 	}
 	// score: note. Chunk-level hits, deep enough that a note's chunks below
 	// its best one are seen and enough distinct notes survive.

@@ -29,7 +29,8 @@
 // configuration error can point at the key's line.
 //
 // A stage that reports how a scoped search ended sets Step.Outcome (see
-// Outcome); the server reads it from there, never from the Info text.
+// index.ScopeOutcome); the server reads it from there, never from the Info
+// text.
 //
 // Adding a stage is one new file here: the struct with its yaml tags, its
 // name constant, Name, Validate, Run, the optional interfaces, and an init
@@ -251,23 +252,13 @@ type List struct {
 	Weight   float64
 }
 
-// Outcome says how a filtered KNN search ended.
-type Outcome string
-
-// Scope outcomes of a filtered KNN.
-const (
-	OutcomeFilled    Outcome = "filled"     // enough in-scope notes were found
-	OutcomeDrained   Outcome = "drained"    // every chunk was examined: there are no more in scope
-	OutcomeLadderEnd Outcome = "ladder-end" // stopped looking at the ladder's last rung; more may exist
-)
-
 // Step records what one stage did, for explain output and the eval harness's
 // stage diagnosis.
 type Step struct {
 	Stage    string
-	Items    []Item  // the ranking after this stage
-	Info     string  // a line for people, e.g. the outcome of a scope escalation with its numbers
-	Outcome  Outcome // how a scoped search ended; "" for a stage that does not search a scope
+	Items    []Item             // the ranking after this stage
+	Info     string             // a line for people, e.g. the outcome of a scope escalation with its numbers
+	Outcome  index.ScopeOutcome // how a scoped search ended; zero for a stage that does not search a scope
 	Duration time.Duration
 	// Cut is the best note the stage left out of Items, where it knows it:
 	// a near-tie across the cut can change the list's membership on another
@@ -380,11 +371,12 @@ func (s *State) Notes(ctx context.Context, db *index.DB, items []Item) (map[int6
 
 // produce records a retrieval stage's list: it joins the lists rrf fuses and
 // becomes the current ranking.
-func (s *State) produce(stage string, items []Item, info string, outcome Outcome) {
-	s.produceStep(Step{Stage: stage, Items: items, Info: info, Outcome: outcome})
+func (s *State) produce(stage string, items []Item, info string) {
+	s.produceStep(Step{Stage: stage, Items: items, Info: info})
 }
 
-// produceStep is produce for a stage that fills in more of its step (Cut).
+// produceStep is produce for a stage that fills in more of its step (Cut,
+// Outcome).
 func (s *State) produceStep(step Step) {
 	s.Lists = append(s.Lists, List{Stage: step.Stage, Items: step.Items})
 	s.Ranking = step.Items
@@ -417,37 +409,18 @@ func (s *State) rankingExact() bool { return len(s.Steps) > 0 && s.Steps[len(s.S
 // ErrNoRanking says a reordering stage ran before any retrieval stage.
 var ErrNoRanking = errors.New("no ranking to work on: put a retrieval stage (keyword, vector, hyde) first")
 
-// notesFromHits keeps each note's best chunk, in hit order, at most limit.
-func notesFromHits(hits []index.Hit, limit int) []Item {
-	seen := map[int64]bool{}
+// itemsOf is a note search's hits as a list: the index's note searches
+// (Keyword by note, Vector by Limit) already give each note once, by its best
+// chunk, at most their limit.
+func itemsOf(hits []index.Hit) []Item {
 	var out []Item
 	for _, h := range hits {
-		if seen[h.NoteID] {
-			continue
-		}
-		seen[h.NoteID] = true
-		out = append(out, Item{NoteID: h.NoteID, ChunkID: h.ChunkID, Score: h.Score})
-		if len(out) == limit {
-			break
-		}
+		out = append(out, itemOf(h))
 	}
 	return out
 }
 
-// nextNote is the best hit of a note not among items: what a list cut from
-// hits left out first. Nil when every hit's note made the list.
-func nextNote(hits []index.Hit, items []Item) *Item {
-	in := make(map[int64]bool, len(items))
-	for _, it := range items {
-		in[it.NoteID] = true
-	}
-	for _, h := range hits {
-		if !in[h.NoteID] {
-			return &Item{NoteID: h.NoteID, ChunkID: h.ChunkID, Score: h.Score}
-		}
-	}
-	return nil
-}
+func itemOf(h index.Hit) Item { return Item{NoteID: h.NoteID, ChunkID: h.ChunkID, Score: h.Score} }
 
 // sortByScore orders items by score, highest first; equal scores keep their
 // previous order, so every reordering is deterministic.

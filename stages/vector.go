@@ -177,27 +177,28 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 // vectorStep runs a note search (q.Limit notes, index.VectorQuery) and
 // returns it as a step (without its stage name): the items, the best note
 // left out (nil when the examined chunks held no other note), and how the
-// search ended, as an Outcome and as a line for people.
+// search ended, as an index.ScopeOutcome and as a line for people.
 func vectorStep(ctx context.Context, db *index.DB, q index.VectorQuery) (Step, error) {
 	res, err := db.Vector(ctx, q)
 	if err != nil {
 		return Step{}, err
 	}
-	step := Step{Items: notesFromHits(res.Hits, q.Limit)}
+	step := Step{Items: itemsOf(res.Hits), Outcome: res.Outcome}
 	if h := res.Next; h != nil {
-		step.Cut = &Item{NoteID: h.NoteID, ChunkID: h.ChunkID, Score: h.Score}
+		cut := itemOf(*h)
+		step.Cut = &cut
 	}
 	n := len(step.Items)
-	switch res.End {
+	switch res.Outcome {
 	case index.Filled:
-		step.Outcome, step.Info = OutcomeFilled, fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", OutcomeFilled, n, min(res.K, res.Chunks), res.Chunks)
+		step.Info = fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", res.Outcome, n, min(res.K, res.Chunks), res.Chunks)
 	case index.Drained:
-		step.Outcome, step.Info = OutcomeDrained, fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", OutcomeDrained, res.Chunks, n)
+		step.Info = fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", res.Outcome, res.Chunks, n)
 		if res.Want == 0 {
-			step.Info = fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", OutcomeDrained, res.Chunks)
+			step.Info = fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", res.Outcome, res.Chunks)
 		}
 	case index.LadderEnd:
-		step.Outcome, step.Info = OutcomeLadderEnd, fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", OutcomeLadderEnd, res.K, res.Chunks, n, res.Want)
+		step.Info = fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", res.Outcome, res.K, res.Chunks, n, res.Want)
 	}
 	return step, nil
 }
