@@ -111,7 +111,7 @@ func stageInfos(in []pipeline.StageInfo) []StageInfo {
 	}
 	out := make([]StageInfo, len(in))
 	for i, st := range in {
-		out[i] = StageInfo{Stage: st.Stage, Count: st.Count, Info: st.Info, Outcome: string(st.Outcome), Millis: st.Millis}
+		out[i] = StageInfo{Stage: st.Stage, Count: st.Count, Info: st.Info, Outcome: st.Outcome.String(), Millis: st.Millis}
 	}
 	return out
 }
