@@ -280,7 +280,7 @@ func (r *runner) keywordReference(ctx context.Context, db *index.DB, dataset str
 			return err
 		}
 		t1 := time.Now()
-		if _, err := db.Keyword(ctx, index.KeywordQuery{Match: m, Limit: 40, Engine: index.FTS5}); err != nil {
+		if _, err := db.Keyword(ctx, index.KeywordQuery{Match: m, Limit: 40, Engine: index.EngineFTS5}); err != nil {
 			return err
 		}
 		if i > 0 { // the first is a warm-up

@@ -25,11 +25,11 @@ type Recall struct {
 func VectorRecall(ctx context.Context, db *index.DB, qvs [][]float32, k, candidates, n int) (Recall, error) {
 	var r Recall
 	for _, qv := range qvs {
-		exact, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.Exact, K: k})
+		exact, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.VectorExact, K: k})
 		if err != nil {
 			return r, err
 		}
-		bin, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.Binary, K: k, Candidates: candidates})
+		bin, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.VectorBinary, K: k, Candidates: candidates})
 		if err != nil {
 			return r, err
 		}
@@ -186,7 +186,7 @@ func (r *runner) recallAtScale(ctx context.Context) error {
 			qvs = append(qvs, qv)
 		}
 		exact, err := timeSearch(qvs, func(qv []float32) error {
-			_, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.Exact, K: realRecallK})
+			_, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.VectorExact, K: realRecallK})
 			return err
 		})
 		if err != nil {
@@ -201,7 +201,7 @@ func (r *runner) recallAtScale(ctx context.Context) error {
 				return err
 			}
 			p50, err := timeSearch(qvs, func(qv []float32) error {
-				_, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.Binary, K: realRecallK, Candidates: c})
+				_, err := db.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.VectorBinary, K: realRecallK, Candidates: c})
 				return err
 			})
 			if err != nil {

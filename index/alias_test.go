@@ -29,7 +29,7 @@ func TestAliasesSearchedAsTitle(t *testing.T) {
 		{`"quokkaphone"`, "mobile.md"},
 		{`"移动"`, "mobile.md"}, // CJK aliases are split into bigrams, as titles are
 	} {
-		for _, e := range []Engine{Postings, FTS5} {
+		for _, e := range []Engine{EnginePostings, EngineFTS5} {
 			hits, err := d.Keyword(context.Background(), KeywordQuery{Match: tc.match, Limit: 10, Engine: e})
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +56,7 @@ func TestAliasesSearchedAsTitle(t *testing.T) {
 	before = vaulttest.MustDigest(t, vault)
 	build(t, newFake(), vault, dbPath, true)
 	d = open(t, dbPath)
-	for _, e := range []Engine{Postings, FTS5} {
+	for _, e := range []Engine{EnginePostings, EngineFTS5} {
 		hits, err := d.Keyword(context.Background(), KeywordQuery{Match: `"zanzibarite"`, Limit: 10, Engine: e})
 		if err != nil {
 			t.Fatal(err)

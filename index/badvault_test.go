@@ -390,8 +390,8 @@ func TestDamagedIndex(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open of an index damaged with no sign of it: %v, want it opened unchecked", err)
 	}
-	if d.Checked() != "" {
-		t.Errorf("Open checked the file without a reason (%q)", d.Checked())
+	if d.CheckReason() != "" {
+		t.Errorf("Open checked the file without a reason (%q)", d.CheckReason())
 	}
 	err = d.Check(context.Background())
 	d.Close()

@@ -61,7 +61,7 @@ func (d *DB) planBM25(ctx context.Context, q KeywordQuery) (bm25Plan, bool, erro
 	if !ok {
 		return bm25Plan{}, false, nil
 	}
-	toks, err := d.tok.queryTokens(ctx, append(slices.Clip(terms), q.Extra...))
+	toks, err := d.queryTokenizer.queryTokens(ctx, append(slices.Clip(terms), q.Extra...))
 	if err != nil {
 		return bm25Plan{}, false, err
 	}

@@ -43,7 +43,9 @@ func BenchmarkKeywordIndex(b *testing.B) {
 		f    func(string) ([]Hit, error)
 	}{
 		{"postings", func(q string) ([]Hit, error) { return d.Keyword(ctx, KeywordQuery{Match: q, Limit: 40}) }},
-		{"fts5", func(q string) ([]Hit, error) { return d.Keyword(ctx, KeywordQuery{Match: q, Limit: 40, Engine: FTS5}) }},
+		{"fts5", func(q string) ([]Hit, error) {
+			return d.Keyword(ctx, KeywordQuery{Match: q, Limit: 40, Engine: EngineFTS5})
+		}},
 	} {
 		b.Run(run.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

@@ -88,7 +88,7 @@ func sameAsFTS5(t *testing.T, d *DB, queries []string) {
 							t.Fatalf("%s: %v", q, err)
 						}
 						fts := kq
-						fts.Engine = FTS5
+						fts.Engine = EngineFTS5
 						want, err := d.Keyword(ctx, fts)
 						if err != nil {
 							t.Fatalf("%s (FTS5): %v", q, err)
@@ -376,7 +376,7 @@ func TestMinMatchFiltersTheOR(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	d, nRow := randomIndex(t, rng, 150)
 	all := func(terms []string) []Hit {
-		hits, err := d.Keyword(ctx, KeywordQuery{Terms: terms, Limit: 1 << 20, PerChunk: true, Engine: FTS5})
+		hits, err := d.Keyword(ctx, KeywordQuery{Terms: terms, Limit: 1 << 20, PerChunk: true, Engine: EngineFTS5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -389,7 +389,7 @@ func TestMinMatchFiltersTheOR(t *testing.T) {
 			continue
 		}
 		// Each distinct token's chunks, from FTS5.
-		toks, err := d.tok.queryTokens(ctx, terms)
+		toks, err := d.queryTokenizer.queryTokens(ctx, terms)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -493,7 +493,7 @@ func TestExtraKeepsOnlyRare(t *testing.T) {
 				var w []Hit
 				if len(want) > 0 {
 					ref := kq
-					ref.Terms, ref.Extra, ref.Engine = want, nil, FTS5
+					ref.Terms, ref.Extra, ref.Engine = want, nil, EngineFTS5
 					if w, err = d.Keyword(ctx, ref); err != nil {
 						t.Fatal(err)
 					}
@@ -520,7 +520,7 @@ func TestExtraKeepsOnlyRare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := KeywordQuery{Terms: append([]string{"wombat tunnel"}, common...), Limit: 40, Engine: FTS5}
+	all := KeywordQuery{Terms: append([]string{"wombat tunnel"}, common...), Limit: 40, Engine: EngineFTS5}
 	if want, err := d.Keyword(ctx, all); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("a query FTS5 runs: got %v, want every term's %v (%v)", got, want, err)
 	}
@@ -602,7 +602,7 @@ func TestExtraWithinBudget(t *testing.T) {
 				t.Fatal(err)
 			}
 			ref := kq
-			ref.Terms, ref.Extra, ref.ExtraPostings, ref.Engine = want, nil, 0, FTS5
+			ref.Terms, ref.Extra, ref.ExtraPostings, ref.Engine = want, nil, 0, EngineFTS5
 			w, err := d.Keyword(ctx, ref)
 			if err != nil {
 				t.Fatal(err)
@@ -622,11 +622,11 @@ func TestExtraWithinBudget(t *testing.T) {
 func termDF(t *testing.T, d *DB, term string) (string, int64) {
 	t.Helper()
 	ctx := context.Background()
-	toks, err := d.tok.queryTokens(ctx, []string{term})
+	toks, err := d.queryTokenizer.queryTokens(ctx, []string{term})
 	if err != nil || len(toks[0]) != 1 {
 		t.Fatalf("%q: tokens %v (%v)", term, toks, err)
 	}
-	hits, err := d.Keyword(ctx, KeywordQuery{Terms: []string{term}, Limit: 1 << 20, PerChunk: true, Engine: FTS5})
+	hits, err := d.Keyword(ctx, KeywordQuery{Terms: []string{term}, Limit: 1 << 20, PerChunk: true, Engine: EngineFTS5})
 	if err != nil {
 		t.Fatal(err)
 	}

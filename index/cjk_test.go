@@ -59,7 +59,7 @@ func TestKeywordFindsAChineseWordInsideARun(t *testing.T) {
 		{[]string{"模板"}, "模板.md"},
 		{[]string{"lease"}, "lease.md"},
 	} {
-		for _, engine := range []Engine{Postings, FTS5} {
+		for _, engine := range []Engine{EnginePostings, EngineFTS5} {
 			hits, err := d.Keyword(ctx, KeywordQuery{Terms: tc.terms, Limit: 5, Engine: engine})
 			if err != nil {
 				t.Fatal(err)

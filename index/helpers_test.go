@@ -54,11 +54,11 @@ func (f *fakeEmbedder) texts() []string {
 // exactKNN and binaryKNN are chunk searches (DB.Vector with K) by each mode,
 // binaryKNN rescoring the given number of candidates.
 func exactKNN(ctx context.Context, d *DB, v []float32, k int) ([]Hit, error) {
-	res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: Exact, K: k})
+	res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: VectorExact, K: k})
 	return res.Hits, err
 }
 
 func binaryKNN(ctx context.Context, d *DB, v []float32, k, candidates int) ([]Hit, error) {
-	res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: Binary, K: k, Candidates: candidates})
+	res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: VectorBinary, K: k, Candidates: candidates})
 	return res.Hits, err
 }

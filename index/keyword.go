@@ -69,15 +69,15 @@ const DefaultCommonShare = 0.05
 type Engine int
 
 const (
-	// Postings, the default, runs on the index's own keyword postings
+	// EnginePostings, the default, runs on the index's own keyword postings
 	// (bm25.go): FTS5's bm25 without scoring every matching row as FTS5 must
 	// (a four-word query of common words matches 46k of 137k chunks). A
 	// match that is not a quoted OR list of one-token terms goes to FTS5.
-	Postings Engine = iota
-	// FTS5 runs the search by FTS5 alone (bm25 over every matching row,
+	EnginePostings Engine = iota
+	// EngineFTS5 runs the search by FTS5 alone (bm25 over every matching row,
 	// then the cut): the reference the postings are tested and benchmarked
 	// against.
-	FTS5
+	EngineFTS5
 )
 
 // Keyword runs a keyword search and returns its hits, best first, at most
@@ -102,11 +102,11 @@ func (d *DB) Keyword(ctx context.Context, q KeywordQuery) ([]Hit, error) {
 		return nil, err
 	}
 	switch q.Engine {
-	case Postings:
+	case EnginePostings:
 		if hits, ok, err := d.keywordPostings(ctx, q); ok || err != nil {
 			return hits, err
 		}
-	case FTS5:
+	case EngineFTS5:
 	default:
 		return nil, fmt.Errorf("keyword search: no engine %d", q.Engine)
 	}

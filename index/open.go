@@ -37,9 +37,9 @@ type DB struct {
 	// checked is why Open ran the page check, "" when it did not.
 	checked string
 	cc      *codeCache // binary codes for the binary vector search, loaded on first use
-	// tok is FTS5's tokenizer for the keyword search's query terms
+	// queryTokenizer is FTS5's tokenizer for the keyword search's query terms
 	// (postings.go), opened on first use and closed by Close.
-	tok *ftsTokenizer
+	queryTokenizer *ftsTokenizer
 }
 
 const generationQuery = `SELECT coalesce((SELECT value FROM meta WHERE key = ?), '')`
@@ -150,7 +150,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
-	return &DB{db: db, sql: db, path: path, meta: meta, checked: reason, gen: gen, cc: &codeCache{}, tok: &ftsTokenizer{}}, nil
+	return &DB{db: db, sql: db, path: path, meta: meta, checked: reason, gen: gen, cc: &codeCache{}, queryTokenizer: &ftsTokenizer{}}, nil
 }
 
 // Check runs SQLite's page check (PRAGMA quick_check) on the open file:
@@ -162,10 +162,10 @@ func (d *DB) Check(ctx context.Context) error {
 	return nil
 }
 
-// Checked says why Open ran SQLite's page check on this file ("hot journal",
+// CheckReason says why Open ran SQLite's page check on this file ("hot journal",
 // "unclean shutdown marker", a header mismatch, "failed open"), or "" when it
 // had no reason to.
-func (d *DB) Checked() string { return d.checked }
+func (d *DB) CheckReason() string { return d.checked }
 
 // IsCorrupt reports whether err is SQLite finding a damaged or foreign file
 // (a query that read a bad page), or ErrCorrupt.
@@ -282,7 +282,7 @@ func (d *DB) Close() error {
 	if d.snap != nil {
 		return errors.New("close a snapshot of the index: release it instead")
 	}
-	d.tok.close()
+	d.queryTokenizer.close()
 	d.gen.Close()
 	return d.db.Close()
 }

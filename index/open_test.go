@@ -16,8 +16,8 @@ func TestOpenChecksOnlyWithReason(t *testing.T) {
 	build(t, newFake(), vault, dbPath, false)
 
 	d := open(t, dbPath)
-	if d.Checked() != "" {
-		t.Errorf("a clean index was checked: %q", d.Checked())
+	if d.CheckReason() != "" {
+		t.Errorf("a clean index was checked: %q", d.CheckReason())
 	}
 	if err := d.Check(ctx); err != nil {
 		t.Errorf("Check of a sound index: %v", err)
@@ -27,16 +27,16 @@ func TestOpenChecksOnlyWithReason(t *testing.T) {
 	if err := setDirty(dbPath); err != nil {
 		t.Fatal(err)
 	}
-	if d := open(t, dbPath); d.Checked() != "unclean shutdown marker" {
-		t.Errorf("with the marker, Checked = %q", d.Checked())
+	if d := open(t, dbPath); d.CheckReason() != "unclean shutdown marker" {
+		t.Errorf("with the marker, CheckReason = %q", d.CheckReason())
 	}
 	// A completed incremental build removes it.
 	build(t, newFake(), vault, dbPath, true)
 	if _, err := os.Stat(dirtyMarker(dbPath)); err == nil {
 		t.Error("the marker is left after a completed incremental build")
 	}
-	if d := open(t, dbPath); d.Checked() != "" {
-		t.Errorf("after the incremental build, Checked = %q", d.Checked())
+	if d := open(t, dbPath); d.CheckReason() != "" {
+		t.Errorf("after the incremental build, CheckReason = %q", d.CheckReason())
 	}
 
 	// A file longer than its header says.
@@ -53,8 +53,8 @@ func TestOpenChecksOnlyWithReason(t *testing.T) {
 	case err != nil && !errors.Is(err, ErrCorrupt):
 		t.Errorf("Open of a file longer than its header: %v, want ErrCorrupt or a checked open", err)
 	case err == nil:
-		if !strings.Contains(d2.Checked(), "header says") {
-			t.Errorf("a file longer than its header was opened unchecked (%q)", d2.Checked())
+		if !strings.Contains(d2.CheckReason(), "header says") {
+			t.Errorf("a file longer than its header was opened unchecked (%q)", d2.CheckReason())
 		}
 		d2.Close()
 	}

@@ -23,25 +23,25 @@ type parsed struct {
 // tokenMemo counts tokens for the chunker and remembers the ids, so a chunk's
 // text is tokenized once: the chunker counts every final chunk's text.
 type tokenMemo struct {
-	emb Embedder
-	tok TokenEmbedder // nil when emb does not hand out ids
-	ids map[string][]int32
-	n   map[string]int
+	emb    Embedder
+	tokens TokenEmbedder // nil when emb does not hand out ids
+	ids    map[string][]int32
+	n      map[string]int
 }
 
 func newTokenMemo(emb Embedder) *tokenMemo {
 	m := &tokenMemo{emb: emb}
-	m.tok, _ = emb.(TokenEmbedder)
+	m.tokens, _ = emb.(TokenEmbedder)
 	return m
 }
 
 func (m *tokenMemo) reset() { m.ids, m.n = map[string][]int32{}, map[string]int{} }
 
 func (m *tokenMemo) count(s string) int {
-	if m.tok != nil {
+	if m.tokens != nil {
 		ids, ok := m.ids[s]
 		if !ok {
-			ids = m.tok.Tokens(s)
+			ids = m.tokens.Tokens(s)
 			m.ids[s] = ids
 		}
 		return len(ids)
@@ -56,8 +56,8 @@ func (m *tokenMemo) count(s string) int {
 
 // window is the longest sequence the model embeds; longer ones are cut.
 func (m *tokenMemo) window() int {
-	if m.tok != nil && m.tok.Window() > 0 {
-		return m.tok.Window()
+	if m.tokens != nil && m.tokens.Window() > 0 {
+		return m.tokens.Window()
 	}
 	return vault.MaxTokens
 }
@@ -82,7 +82,7 @@ func prepareNote(f vault.File, emb Embedder, memo *tokenMemo, rep *Report) (p pa
 		p.texts = append(p.texts, t)
 		p.hashes = append(p.hashes, embedHash(emb.Name(), t))
 		p.ntoks = append(p.ntoks, min(memo.count(t), memo.window()))
-		if memo.tok != nil {
+		if memo.tokens != nil {
 			p.ids = append(p.ids, memo.ids[t])
 		}
 	}

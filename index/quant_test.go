@@ -231,7 +231,7 @@ func TestWeightedKeywordEqualsUncut(t *testing.T) {
 	if _, err := d.Keyword(ctx, KeywordQuery{Match: `"wombat"`, TitleWeight: -1, Limit: 5}); err == nil {
 		t.Error("a negative column weight was accepted")
 	}
-	if _, err := d.Keyword(ctx, KeywordQuery{Match: `"wombat"`, Limit: 5, Engine: FTS5 + 1}); err == nil {
+	if _, err := d.Keyword(ctx, KeywordQuery{Match: `"wombat"`, Limit: 5, Engine: EngineFTS5 + 1}); err == nil {
 		t.Error("an unknown engine was accepted")
 	}
 }

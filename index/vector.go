@@ -13,20 +13,20 @@ import (
 type VectorMode int
 
 const (
-	// Binary, the default, ranks every chunk by one sign bit per dimension
+	// VectorBinary, the default, ranks every chunk by one sign bit per dimension
 	// (centred) and rescores the best candidates with the float vectors
 	// (quant.go): exact scores, an approximate candidate set.
-	Binary VectorMode = iota
-	// Exact scans every float vector with sqlite-vec: the reference the
+	VectorBinary VectorMode = iota
+	// VectorExact scans every float vector with sqlite-vec: the reference the
 	// binary pass is measured against, and there for anyone who wants it.
-	Exact
+	VectorExact
 )
 
 func (m VectorMode) String() string {
 	switch m {
-	case Binary:
+	case VectorBinary:
 		return "binary"
-	case Exact:
+	case VectorExact:
 		return "exact"
 	}
 	return fmt.Sprintf("VectorMode(%d)", int(m))
@@ -90,14 +90,14 @@ type VectorResult struct {
 type ScopeOutcome int
 
 const (
-	// Filled: Want notes were found.
-	Filled ScopeOutcome = iota + 1
-	// Drained: every chunk was examined (or the scope holds no note); there
+	// ScopeFilled: Want notes were found.
+	ScopeFilled ScopeOutcome = iota + 1
+	// ScopeDrained: every chunk was examined (or the scope holds no note); there
 	// are no more notes in scope.
-	Drained
-	// LadderEnd: the search stopped at the ladder's last rung, or at MaxKNN,
+	ScopeDrained
+	// ScopeLadderEnd: the search stopped at the ladder's last rung, or at MaxKNN,
 	// with fewer than Want notes; more may exist.
-	LadderEnd
+	ScopeLadderEnd
 )
 
 var scopeOutcomeNames = [...]string{"", "filled", "drained", "ladder-end"}
@@ -167,7 +167,7 @@ func (q VectorQuery) Rescored(k int) int {
 // Vector runs a vector search (see VectorQuery).
 func (d *DB) Vector(ctx context.Context, q VectorQuery) (VectorResult, error) {
 	switch {
-	case q.Mode != Binary && q.Mode != Exact:
+	case q.Mode != VectorBinary && q.Mode != VectorExact:
 		return VectorResult{}, fmt.Errorf("vector search: no mode %d", q.Mode)
 	case q.K > 0 && q.Limit > 0:
 		return VectorResult{}, errors.New("vector search: K (chunks) and Limit (notes) both set")
@@ -198,7 +198,7 @@ func (d *DB) vectorNotes(ctx context.Context, q VectorQuery) (VectorResult, erro
 		}
 		res.Want = min(q.Limit, inScope)
 		if res.Want == 0 {
-			res.Outcome = Drained
+			res.Outcome = ScopeDrained
 			return res, nil
 		}
 	}
@@ -220,13 +220,13 @@ func (d *DB) vectorNotes(ctx context.Context, q VectorQuery) (VectorResult, erro
 		res.K = k
 		switch {
 		case len(res.Hits) >= res.Want:
-			res.Outcome = Filled
+			res.Outcome = ScopeFilled
 			return res, nil
 		case k >= total:
-			res.Outcome = Drained
+			res.Outcome = ScopeDrained
 			return res, nil
 		case i == len(ladder)-1 || k >= MaxKNN:
-			res.Outcome = LadderEnd
+			res.Outcome = ScopeLadderEnd
 			return res, nil
 		}
 	}
@@ -235,7 +235,7 @@ func (d *DB) vectorNotes(ctx context.Context, q VectorQuery) (VectorResult, erro
 
 // nearest is the k chunks nearest q.Vector by q's mode.
 func (d *DB) nearest(ctx context.Context, q VectorQuery, k int) ([]Hit, error) {
-	if q.Mode == Exact {
+	if q.Mode == VectorExact {
 		return d.nearestExact(ctx, q.Vector, k)
 	}
 	return d.nearestBinary(ctx, q.Vector, k, q.Rescored(k))

@@ -32,13 +32,13 @@ func TestVectorNotes(t *testing.T) {
 	if len(firsts) != fixtureNotes {
 		t.Fatalf("%d notes among every chunk, want %d", len(firsts), fixtureNotes)
 	}
-	for _, mode := range []VectorMode{Exact, Binary} {
+	for _, mode := range []VectorMode{VectorExact, VectorBinary} {
 		t.Run(mode.String(), func(t *testing.T) {
 			res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: mode, Limit: 2, Ladder: []int{fixtureChunks}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := VectorResult{Hits: firsts[:2], Next: &firsts[2], Outcome: Filled, K: fixtureChunks, Chunks: fixtureChunks, Want: 2}
+			want := VectorResult{Hits: firsts[:2], Next: &firsts[2], Outcome: ScopeFilled, K: fixtureChunks, Chunks: fixtureChunks, Want: 2}
 			if !reflect.DeepEqual(res, want) {
 				t.Errorf("two notes: %+v, want %+v", res, want)
 			}
@@ -46,7 +46,7 @@ func TestVectorNotes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want = VectorResult{Hits: firsts, Outcome: Drained, K: fixtureChunks, Chunks: fixtureChunks, Want: fixtureNotes + 1}
+			want = VectorResult{Hits: firsts, Outcome: ScopeDrained, K: fixtureChunks, Chunks: fixtureChunks, Want: fixtureNotes + 1}
 			if !reflect.DeepEqual(res, want) {
 				t.Errorf("more notes than the vault holds: %+v, want %+v", res, want)
 			}
@@ -54,26 +54,26 @@ func TestVectorNotes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Outcome != LadderEnd || res.K != 2 || len(res.Hits) == 0 || len(res.Hits) > 2 {
+			if res.Outcome != ScopeLadderEnd || res.K != 2 || len(res.Hits) == 0 || len(res.Hits) > 2 {
 				t.Errorf("a ladder ending at 2 chunks: %+v, want ladder-end with at most 2 notes", res)
 			}
 		})
 	}
 
 	// A scope: only its notes, and Want is what it holds.
-	res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: Exact, Limit: 5, Filter: Filter{Project: "apollo"}})
+	res, err := d.Vector(ctx, VectorQuery{Vector: v, Mode: VectorExact, Limit: 5, Filter: Filter{Project: "apollo"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	paths := hitPaths(t, d, res.Hits)
-	if res.Outcome != Filled || res.Want != 2 || len(paths) != 2 || paths[0] != "alpha.md" || paths[1] != "projects/gamma.md" || res.Next != nil {
+	if res.Outcome != ScopeFilled || res.Want != 2 || len(paths) != 2 || paths[0] != "alpha.md" || paths[1] != "projects/gamma.md" || res.Next != nil {
 		t.Errorf("apollo's notes: %+v (%v), want alpha.md, projects/gamma.md, filled", res, paths)
 	}
 	res, err = d.Vector(ctx, VectorQuery{Vector: v, Limit: 5, Filter: Filter{Type: "project", Status: "done"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (VectorResult{Outcome: Drained, Chunks: fixtureChunks}); !reflect.DeepEqual(res, want) {
+	if want := (VectorResult{Outcome: ScopeDrained, Chunks: fixtureChunks}); !reflect.DeepEqual(res, want) {
 		t.Errorf("a scope with no note: %+v, want %+v", res, want)
 	}
 
@@ -114,7 +114,7 @@ func TestScopeOutcomeText(t *testing.T) {
 	type wire struct {
 		Outcome ScopeOutcome `json:"outcome,omitempty"`
 	}
-	for o, want := range map[ScopeOutcome]string{Filled: `{"outcome":"filled"}`, Drained: `{"outcome":"drained"}`, LadderEnd: `{"outcome":"ladder-end"}`, 0: `{}`} {
+	for o, want := range map[ScopeOutcome]string{ScopeFilled: `{"outcome":"filled"}`, ScopeDrained: `{"outcome":"drained"}`, ScopeLadderEnd: `{"outcome":"ladder-end"}`, 0: `{}`} {
 		raw, err := json.Marshal(wire{o})
 		if err != nil || string(raw) != want {
 			t.Errorf("%d: %s (%v), want %s", int(o), raw, err, want)

@@ -13,13 +13,13 @@ import (
 // bert is a BERT-family ONNX session with its WordPiece tokenizer: the part the
 // embedder and the cross-encoder share.
 type bert struct {
-	name     string
-	sess     *ort.DynamicAdvancedSession
-	tok      *wordpiece.Tokenizer
-	cls, sep int64
-	maxLen   int // the model's window, special tokens included
-	rows     int // at most this many sequences per run
-	output   string
+	name      string
+	sess      *ort.DynamicAdvancedSession
+	tokenizer *wordpiece.Tokenizer
+	cls, sep  int64
+	maxLen    int // the model's window, special tokens included
+	rows      int // at most this many sequences per run
+	output    string
 }
 
 // maxBatchTokens bounds one ONNX run (sequences × padded length), which bounds
@@ -60,7 +60,7 @@ func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, rt Runti
 	if err != nil {
 		return nil, fmt.Errorf("load %s from %s: %w", name, modelPath, err)
 	}
-	b := &bert{name: name, sess: sess, tok: tok, maxLen: maxLen, output: output}
+	b := &bert{name: name, sess: sess, tokenizer: tok, maxLen: maxLen, output: output}
 	cls, sep := tok.Specials()
 	b.cls, b.sep = int64(cls), int64(sep)
 	return b, nil
@@ -74,7 +74,7 @@ func (b *bert) close() {
 
 // ids tokenizes text without special tokens.
 func (b *bert) ids(text string) []int64 {
-	raw := b.tok.Encode(text)
+	raw := b.tokenizer.Encode(text)
 	out := make([]int64, len(raw))
 	for i, id := range raw {
 		out[i] = int64(id)

@@ -12,7 +12,7 @@ const maxBatchRows = 64
 // tokenized a text to decide where to split it can embed those ids without
 // tokenizing it again.
 func (e *Embedder) Tokens(text string) []int32 {
-	return e.b.tok.Encode(text)
+	return e.b.tokenizer.Encode(text)
 }
 
 // BatchLimits are the bounds of one ONNX run: at most rows sequences, and at

@@ -383,7 +383,7 @@ func TestRealModelScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := stageOutcome(t, res, "vector"); got != index.Filled {
+	if got := stageOutcome(t, res, "vector"); got != index.ScopeFilled {
 		t.Errorf("vector outcome %q (%s), want filled", got, stageInfo(t, res, "vector"))
 	}
 	var want []string

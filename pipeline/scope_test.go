@@ -96,7 +96,7 @@ func TestScopePrecondition(t *testing.T) {
 		t.Fatalf("%d chunks (%v), want %d", n, err, scopeChunks)
 	}
 	qv, _ := stagetest.Embedder().EmbedQuery(ctx, scopeQuery)
-	knn, err := env.DB.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.Exact, K: scopeChunks})
+	knn, err := env.DB.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.VectorExact, K: scopeChunks})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestScopeOutcomeFilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := stageOutcome(t, res, "vector"); got != index.Filled {
+		if got := stageOutcome(t, res, "vector"); got != index.ScopeFilled {
 			t.Errorf("vector outcome %q (%s), want filled", got, stageInfo(t, res, "vector"))
 		}
 		if got := sortedPaths(res); !reflect.DeepEqual(got, scopeInScope) {
@@ -230,7 +230,7 @@ func TestScopeOutcomeDrained(t *testing.T) {
 	})
 	t.Run("a scope whose filters match no note", func(t *testing.T) {
 		res := scopeRun(t, "stages:\n  - vector: {limit: 40}\n", index.Filter{PathPrefix: scopePrefix, DateFrom: "2030-01-01"})
-		if got := stageOutcome(t, res, "vector"); got != index.Drained {
+		if got := stageOutcome(t, res, "vector"); got != index.ScopeDrained {
 			t.Errorf("outcome %q (%s), want drained", got, stageInfo(t, res, "vector"))
 		}
 	})

@@ -207,7 +207,7 @@ func (s *Server) delta(ctx context.Context, a args) (DeltaResult, error) {
 		found := make([]bool, len(vecs))
 		var chunkIDs, noteIDs []int64
 		for j, v := range vecs {
-			res, err := h.db.Vector(ctx, index.VectorQuery{Vector: v, Mode: index.Exact, K: 1})
+			res, err := h.db.Vector(ctx, index.VectorQuery{Vector: v, Mode: index.VectorExact, K: 1})
 			if err != nil {
 				return DeltaResult{}, err
 			}

@@ -438,8 +438,8 @@ func (s *Server) acquireHandle(ctx context.Context) (h *handle, release func(), 
 		}
 		old := s.cur
 		s.cur = s.newHandle(db)
-		if db.Checked() != "" {
-			s.log.Info("index checked before serving it", "db", s.opts.DBPath, "reason", db.Checked())
+		if db.CheckReason() != "" {
+			s.log.Info("index checked before serving it", "db", s.opts.DBPath, "reason", db.CheckReason())
 		}
 		if old != nil {
 			s.bg.Add(1)

@@ -96,8 +96,8 @@ func TestSwapOpensOutsideTheLock(t *testing.T) {
 	if cur == oldDB || cur.Stale() || g.h.db.Stale() {
 		t.Fatal("the new index was not swapped in")
 	}
-	if cur.Checked() != "" {
-		t.Errorf("the swapped-in index was checked without a reason: %q", cur.Checked())
+	if cur.CheckReason() != "" {
+		t.Errorf("the swapped-in index was checked without a reason: %q", cur.CheckReason())
 	}
 	h, rel2, err := s.acquire(ctx)
 	if err != nil {

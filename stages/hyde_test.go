@@ -97,7 +97,7 @@ func TestHydeRun(t *testing.T) {
 	if got := scoped.Ranking; len(got) != 1 || got[0].NoteID != id["home/bread.md"] {
 		t.Errorf("scoped hyde %+v, want only the home note", got)
 	}
-	if step := scoped.Steps[0]; step.Outcome != index.Filled || !strings.HasPrefix(step.Info, index.Filled.String()+":") {
+	if step := scoped.Steps[0]; step.Outcome != index.ScopeFilled || !strings.HasPrefix(step.Info, index.ScopeFilled.String()+":") {
 		t.Errorf("scoped hyde outcome %q, info %q, want filled", step.Outcome, step.Info)
 	}
 }

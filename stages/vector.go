@@ -57,9 +57,9 @@ const (
 // searchMode is a validated search setting's index.VectorMode.
 func searchMode(search string) index.VectorMode {
 	if search == searchExact {
-		return index.Exact
+		return index.VectorExact
 	}
-	return index.Binary
+	return index.VectorBinary
 }
 
 func validateSearch(mode *string, oversample *int) error {
@@ -190,14 +190,14 @@ func vectorStep(ctx context.Context, db *index.DB, q index.VectorQuery) (Step, e
 	}
 	n := len(step.Items)
 	switch res.Outcome {
-	case index.Filled:
+	case index.ScopeFilled:
 		step.Info = fmt.Sprintf("%s: %d notes from the nearest %d of %d chunks", res.Outcome, n, min(res.K, res.Chunks), res.Chunks)
-	case index.Drained:
+	case index.ScopeDrained:
 		step.Info = fmt.Sprintf("%s: all %d chunks examined, %d notes in scope found", res.Outcome, res.Chunks, n)
 		if res.Want == 0 {
 			step.Info = fmt.Sprintf("%s: no note matches the filters (k=0 of %d chunks)", res.Outcome, res.Chunks)
 		}
-	case index.LadderEnd:
+	case index.ScopeLadderEnd:
 		step.Info = fmt.Sprintf("%s: stopped after the nearest %d of %d chunks with %d of %d wanted notes; more may exist", res.Outcome, res.K, res.Chunks, n, res.Want)
 	}
 	return step, nil
