@@ -14,8 +14,8 @@ func TestNearTies(t *testing.T) {
 	item := func(id int64, score float64) stages.Item { return stages.Item{NoteID: id, Score: score} }
 	steps := []stages.Step{
 		{Stage: "vector", Items: []stages.Item{item(1, 0.9), item(2, 0.9-tol/3), item(3, 0.8), item(4, 0.8)}, Cut: &stages.Item{NoteID: 5, Score: 0.8 - tol/2}},
-		{Stage: "keyword", Exact: true, Items: []stages.Item{item(6, 12.5), item(7, 12.5-tol/10)}},
-		{Stage: "rrf", Exact: true, Items: []stages.Item{item(1, 0.0325), item(3, 0.0325-tol/10)}},
+		{Stage: "keyword", SameOnEveryCPU: true, Items: []stages.Item{item(6, 12.5), item(7, 12.5-tol/10)}},
+		{Stage: "rrf", SameOnEveryCPU: true, Items: []stages.Item{item(1, 0.0325), item(3, 0.0325-tol/10)}},
 		{Stage: "rerank", Items: []stages.Item{item(8, 1.5), item(9, 1.4)}},
 	}
 	got := pipeline.NearTies(steps, tol)

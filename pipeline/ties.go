@@ -62,7 +62,7 @@ func NearTies(steps []stages.Step, tol float64) []NearTie {
 	var out []NearTie
 	for _, s := range steps {
 		out = append(out, NearTies(s.Side, tol)...)
-		if s.Exact {
+		if s.SameOnEveryCPU {
 			continue
 		}
 		for i := 1; i < len(s.Items); i++ {

@@ -173,10 +173,10 @@ func (f *Feedback) Run(ctx context.Context, env *Env, st *State) error {
 		side = append(side, step)
 		info = append(info, fmt.Sprintf("rocchio from %d vectors", len(fbv)))
 	}
-	exact := st.rankingExact()
+	exact := st.rankingSameOnEveryCPU()
 	st.rerank(f.Name(), st.Ranking, strings.Join(info, "; "))
 	st.Steps[len(st.Steps)-1].Side = side
-	st.Steps[len(st.Steps)-1].Exact = exact // the ranking is passed on as it was
+	st.Steps[len(st.Steps)-1].SameOnEveryCPU = exact // the ranking is passed on as it was
 	return nil
 }
 

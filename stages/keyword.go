@@ -188,7 +188,7 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 	}
 	if text == "" && readsExpansions(k.Text) { // the client sent none of them
 		st.produce(k.List, nil, noText(k.Text))
-		st.markExact()
+		st.markSameOnEveryCPU()
 		return nil
 	}
 	terms, extra := k.terms(st.Query, text)
@@ -216,7 +216,7 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 	if weighted {
 		st.Lists[len(st.Lists)-1].Weighted, st.Lists[len(st.Lists)-1].Weight = true, weight
 	}
-	st.markExact() // bm25 as FTS5's C computes it: the same on every CPU
+	st.markSameOnEveryCPU() // bm25 as FTS5's C computes it: the same on every CPU
 	return nil
 }
 

@@ -63,10 +63,10 @@ func (r *Recency) Run(ctx context.Context, env *Env, st *State) error {
 		out[i] = it
 	}
 	sortByScore(out)
-	exact := st.rankingExact()
+	exact := st.rankingSameOnEveryCPU()
 	st.rerank(r.Name(), out, "")
 	if exact {
-		st.markExact() // a date-derived boost added to exact scores
+		st.markSameOnEveryCPU() // a date-derived boost added to exact scores
 	}
 	return nil
 }

@@ -52,11 +52,11 @@ func (r *RRF) Run(ctx context.Context, env *Env, st *State) error {
 	}
 	if len(r.Weights) > 0 || r.Depth > 0 || anyWeighted(st.Lists) {
 		st.rerank(r.Name(), FuseWeighted(st.Lists, r.K, r.Limit, r.Weights, r.Depth), "")
-		st.markExact() // a function of ranks alone
+		st.markSameOnEveryCPU() // a function of ranks alone
 		return nil
 	}
 	st.rerank(r.Name(), Fuse(st.Lists, r.K, r.Limit), "")
-	st.markExact() // a function of ranks alone
+	st.markSameOnEveryCPU() // a function of ranks alone
 	return nil
 }
 

@@ -264,12 +264,12 @@ type Step struct {
 	// a near-tie across the cut can change the list's membership on another
 	// CPU (pipeline.NearTies).
 	Cut *Item
-	// Exact says the scores come out the same on every CPU, given the lists
+	// SameOnEveryCPU says the scores come out the same on every CPU, given the lists
 	// before it: bm25 (FTS5's double arithmetic over term counts), rank
 	// fusion, a boost added to exact scores. A near-tie among exact scores
 	// is not noise. Model scores (cosines, reranker logits) are not exact:
 	// ONNX Runtime's kernels differ by instruction set.
-	Exact bool
+	SameOnEveryCPU bool
 	// Side are lists a stage made on the way and did not rank by (feedback's
 	// second-round vector list): their near-ties move what follows too.
 	Side []Step
@@ -400,11 +400,11 @@ func (s *State) Merge(subs ...*State) {
 	}
 }
 
-// markExact records that the last step's scores are exact (Step.Exact).
-func (s *State) markExact() { s.Steps[len(s.Steps)-1].Exact = true }
+// markSameOnEveryCPU records that the last step's scores are exact (Step.Exact).
+func (s *State) markSameOnEveryCPU() { s.Steps[len(s.Steps)-1].SameOnEveryCPU = true }
 
-// rankingExact says whether the current ranking's scores are exact.
-func (s *State) rankingExact() bool { return len(s.Steps) > 0 && s.Steps[len(s.Steps)-1].Exact }
+// rankingSameOnEveryCPU says whether the current ranking's scores are exact.
+func (s *State) rankingSameOnEveryCPU() bool { return len(s.Steps) > 0 && s.Steps[len(s.Steps)-1].SameOnEveryCPU }
 
 // ErrNoRanking says a reordering stage ran before any retrieval stage.
 var ErrNoRanking = errors.New("no ranking to work on: put a retrieval stage (keyword, vector, hyde) first")
