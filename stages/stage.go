@@ -400,11 +400,13 @@ func (s *State) Merge(subs ...*State) {
 	}
 }
 
-// markSameOnEveryCPU records that the last step's scores are exact (Step.Exact).
+// markSameOnEveryCPU records that the last step's scores are the same on every CPU.
 func (s *State) markSameOnEveryCPU() { s.Steps[len(s.Steps)-1].SameOnEveryCPU = true }
 
-// rankingSameOnEveryCPU says whether the current ranking's scores are exact.
-func (s *State) rankingSameOnEveryCPU() bool { return len(s.Steps) > 0 && s.Steps[len(s.Steps)-1].SameOnEveryCPU }
+// rankingSameOnEveryCPU says whether the current ranking's scores are the same on every CPU.
+func (s *State) rankingSameOnEveryCPU() bool {
+	return len(s.Steps) > 0 && s.Steps[len(s.Steps)-1].SameOnEveryCPU
+}
 
 // ErrNoRanking says a reordering stage ran before any retrieval stage.
 var ErrNoRanking = errors.New("no ranking to work on: put a retrieval stage (keyword, vector, hyde) first")
