@@ -54,7 +54,7 @@ type NearTie struct {
 }
 
 // NearTies lists the near-ties of every step whose scores are not exact
-// (stages.Step.Exact: bm25, rank fusion and boosts over them come out the same
+// (stages.Step.SameOnEveryCPU: bm25, rank fusion and boosts over them come out the same
 // on every CPU and are skipped; a near-tie among them is real, not noise).
 // Exactly equal scores are not near-ties: they come from equal inputs, are
 // equal on every CPU, and are broken the same way everywhere.
