@@ -9,13 +9,13 @@ import (
 // Filter narrows a search or a listing to notes whose metadata match. The zero
 // value matches everything. Topics must all be present.
 type Filter struct {
-	PathPrefix string   `json:"path,omitempty"`
-	Type       string   `json:"type,omitempty"`
-	Project    string   `json:"project,omitempty"`
-	Status     string   `json:"status,omitempty"`
-	Topics     []string `json:"topics,omitempty"`
-	DateFrom   string   `json:"date_from,omitempty"` // YYYY-MM-DD, inclusive
-	DateTo     string   `json:"date_to,omitempty"`   // YYYY-MM-DD, inclusive
+	PathPrefix string
+	Type       string
+	Project    string
+	Status     string
+	Topics     []string
+	DateFrom   string // YYYY-MM-DD, inclusive
+	DateTo     string // YYYY-MM-DD, inclusive
 }
 
 // Empty reports whether the filter matches everything.

@@ -12,12 +12,12 @@ import (
 // carries a note's metadata, stored or answered, embeds it, so each field has
 // one JSON name everywhere.
 type NoteMeta struct {
-	Type    string   `json:"type,omitempty"`
-	Date    string   `json:"date"`
-	Project string   `json:"project,omitempty"`
-	Status  string   `json:"status,omitempty"`
-	Source  string   `json:"source,omitempty"`
-	Topics  []string `json:"topics,omitempty"`
+	Type    string
+	Date    string
+	Project string
+	Status  string
+	Source  string
+	Topics  []string
 }
 
 // NoteMetaOf is a parsed note's metadata as vault-rag reports and stores it,

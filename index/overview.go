@@ -51,18 +51,18 @@ var FacetNames = []string{FacetType, FacetProject, FacetStatus, FacetTopics, Fac
 // with the most notes, how many other values there are, and how many notes
 // have none.
 type Facet struct {
-	Values []FacetValue `json:"values"` // most notes first, ties by value
+	Values []FacetValue // most notes first, ties by value
 	// More is how many distinct values there are beyond Values.
-	More int `json:"more"`
+	More int
 	// Without is how many notes have no value: no frontmatter field, no
 	// topics, or, for folders, a note at the vault's top level.
-	Without int `json:"without"`
+	Without int
 }
 
 // FacetValue is one value of a facet and the notes that have it.
 type FacetValue struct {
-	Value string `json:"value"`
-	Notes int    `json:"notes"`
+	Value string
+	Notes int
 }
 
 // facetQueries group the notes by each facet's value: value, notes, and the
@@ -153,11 +153,11 @@ func (d *DB) facet(ctx context.Context, name string, limit int) (Facet, error) {
 
 // Dates is the span of the notes' dates and where they come from.
 type Dates struct {
-	From string `json:"from,omitempty"` // YYYY-MM-DD, the earliest; "" without notes
-	To   string `json:"to,omitempty"`   // YYYY-MM-DD, the latest
+	From string // YYYY-MM-DD, the earliest; "" without notes
+	To   string // YYYY-MM-DD, the latest
 	// Sources counts the notes by where their date was read
 	// (vault.Note.DateSource: "frontmatter", "filename", "mtime").
-	Sources map[string]int `json:"sources"`
+	Sources map[string]int
 }
 
 // Dates reads the span of the notes' dates, the ones the date filters
@@ -192,10 +192,10 @@ func (d *DB) Dates(ctx context.Context) (Dates, error) {
 // FolderTitles is one folder's notes by title: the vault's own names for its
 // subjects, which a caller can borrow for its keywords.
 type FolderTitles struct {
-	Folder string   `json:"folder"` // vault-relative, ending in "/"; "" for the top level
-	Notes  int      `json:"notes"`
-	Titles []string `json:"titles"`         // case-insensitive title order
-	More   int      `json:"more,omitempty"` // the folder's notes whose titles are not listed
+	Folder string // vault-relative, ending in "/"; "" for the top level
+	Notes  int
+	Titles []string // case-insensitive title order
+	More   int      // the folder's notes whose titles are not listed
 }
 
 // Titles lists the folders in path order, each note counted in the folder it

@@ -11,22 +11,22 @@ import (
 
 // NoteRow is a note as stored.
 type NoteRow struct {
-	ID    int64  `json:"id"`
-	Path  string `json:"path"`
-	Title string `json:"title"`
+	ID    int64
+	Path  string
+	Title string
 	NoteMeta
-	DateSource string   `json:"date_source"`
-	Warnings   []string `json:"warnings,omitempty"`
+	DateSource string
+	Warnings   []string
 }
 
 // ChunkRow is a chunk as stored.
 type ChunkRow struct {
-	ID      int64  `json:"id"`
-	NoteID  int64  `json:"note_id"`
-	Ord     int    `json:"ord"`
-	Part    int    `json:"part"`
-	Heading string `json:"heading"`
-	Body    string `json:"body"`
+	ID      int64
+	NoteID  int64
+	Ord     int
+	Part    int
+	Heading string
+	Body    string
 }
 
 // Hit is one chunk found by a search, with the search's own score.
@@ -38,10 +38,10 @@ type Hit struct {
 
 // Related is a note linked from or to another.
 type Related struct {
-	Path      string `json:"path"`
-	Title     string `json:"title"`
-	Direction string `json:"direction"` // "links to" or "linked from"
-	Heading   string `json:"heading,omitempty"`
+	Path      string
+	Title     string
+	Direction string // "links to" or "linked from"
+	Heading   string
 }
 
 // noteCols are the columns scanNote reads, in its order, from notes aliased n.

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/modeltest"
+	"github.com/vault-rag/vault-rag/server"
 )
 
 // TestLoad runs a small load (200 calls from 16 clients) against the real
@@ -134,9 +134,9 @@ func buildBinary(t *testing.T, root string) string {
 func TestBuildPlan(t *testing.T) {
 	cat := catalog{
 		Notes: []note{
-			{Path: "a/one.md", Title: "One", NoteMeta: index.NoteMeta{Type: "knowledge", Date: "2025-02-10", Project: "p", Status: "active", Topics: []string{"x", "y"}},
+			{Path: "a/one.md", Title: "One", NoteMeta: server.NoteMeta{Type: "knowledge", Date: "2025-02-10", Project: "p", Status: "active", Topics: []string{"x", "y"}},
 				Headings: []string{"Alpha", "Beta"}, Excerpts: []string{strings.Repeat("words about things ", 6)}},
-			{Path: "b/c/two.md", Title: "Two", NoteMeta: index.NoteMeta{Type: "session", Date: "2024-12-31"}, Headings: []string{}},
+			{Path: "b/c/two.md", Title: "Two", NoteMeta: server.NoteMeta{Type: "session", Date: "2024-12-31"}, Headings: []string{}},
 		},
 		Queries: []string{"first query", "second query"},
 	}
@@ -190,7 +190,7 @@ func TestBuildPlan(t *testing.T) {
 
 // TestChecks feeds the answer checks right and wrong answers.
 func TestChecks(t *testing.T) {
-	cat := catalog{Notes: []note{{Path: "a/one.md", NoteMeta: index.NoteMeta{Type: "knowledge"}, Headings: []string{"Alpha"}}}, Queries: []string{"q"}}
+	cat := catalog{Notes: []note{{Path: "a/one.md", NoteMeta: server.NoteMeta{Type: "knowledge"}, Headings: []string{"Alpha"}}}, Queries: []string{"q"}}
 	g := generator{cat: cat, rng: rand.New(rand.NewPCG(1, 2))}
 	var list step
 	for range 1000 { // an unfiltered first page

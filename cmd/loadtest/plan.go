@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/server"
 )
 
 // Tool names, as the server declares them.
@@ -46,7 +46,7 @@ type step struct {
 type note struct {
 	Path  string `json:"path"`
 	Title string `json:"title"`
-	index.NoteMeta
+	server.NoteMeta
 	Headings []string `json:"-"`
 	Excerpts []string `json:"-"` // paragraphs of its body, for vault_delta items
 }

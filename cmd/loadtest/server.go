@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/server"
 	"io"
 	"net"
 	"net/http"
@@ -51,7 +51,7 @@ type health struct {
 // BuildSummary is what the server reports about one index build.
 type BuildSummary struct {
 	Run int `json:"run,omitempty"`
-	index.Counts
+	server.BuildCounts
 	TookMS int64 `json:"took_ms"`
 }
 
