@@ -324,15 +324,8 @@ func jsonDiff(at string, a, b any) []string {
 		jb, _ := json.Marshal(b)
 		return []string{fmt.Sprintf("%s: was %s, is %s", at, ja, jb)}
 	}
-	keys := map[string]bool{}
-	for k := range am {
-		keys[k] = true
-	}
-	for k := range bm {
-		keys[k] = true
-	}
 	var out []string
-	for _, k := range slices.Sorted(maps.Keys(keys)) {
+	for _, k := range unionKeys(am, bm) {
 		av, ain := am[k]
 		bv, bin := bm[k]
 		switch k {
@@ -365,15 +358,8 @@ func jsonDiff(at string, a, b any) []string {
 func fieldsDiff(at string, a, b any) []string {
 	am, _ := a.(map[string]any)
 	bm, _ := b.(map[string]any)
-	keys := map[string]bool{}
-	for k := range am {
-		keys[k] = true
-	}
-	for k := range bm {
-		keys[k] = true
-	}
 	var out []string
-	for _, k := range slices.Sorted(maps.Keys(keys)) {
+	for _, k := range unionKeys(am, bm) {
 		av, ain := am[k]
 		bv, bin := bm[k]
 		switch {
@@ -422,4 +408,16 @@ func join(at, k string) string {
 		return k
 	}
 	return at + "." + k
+}
+
+// unionKeys are the keys of a and b, sorted.
+func unionKeys(a, b map[string]any) []string {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return slices.Sorted(maps.Keys(keys))
 }
