@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vault-rag/vault-rag/internal/embedtest"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 )
 
@@ -126,7 +127,7 @@ func TestBuildChildProcess(t *testing.T) {
 	}
 	emb := Embedder(newFake())
 	if hang := os.Getenv("CHILD_HANG"); hang != "" {
-		emb = &hangingEmbedder{fakeEmbedder: newFake(), marker: hang}
+		emb = &embedtest.Hanging{Embedder: newFake(), Marker: hang}
 	}
 	_, err := Build(context.Background(), emb, BuildOptions{
 		VaultPath: os.Getenv("CHILD_VAULT"), DBPath: os.Getenv("CHILD_DB"),
@@ -140,19 +141,6 @@ func TestBuildChildProcess(t *testing.T) {
 	default:
 		fmt.Println("error:", err)
 	}
-}
-
-type hangingEmbedder struct {
-	*fakeEmbedder
-	marker string
-}
-
-func (h *hangingEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
-	if err := os.WriteFile(h.marker, nil, 0o644); err != nil {
-		return nil, err
-	}
-	time.Sleep(time.Hour) // killed before it wakes
-	return nil, errors.New("not killed")
 }
 
 // child starts the test binary as a builder of vault into dbPath.
