@@ -182,6 +182,23 @@ func tinyVault(t *testing.T) string {
 	return vault
 }
 
+// builtTinyVault is tinyVault and its index, built by the embedder it
+// returns.
+func builtTinyVault(t *testing.T) (vault, db string, emb *models.Embedder) {
+	t.Helper()
+	vault = tinyVault(t)
+	db = filepath.Join(t.TempDir(), "vault.db")
+	ctx := context.Background()
+	emb, err := fx.reg.Embedder(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
+		t.Fatal(err)
+	}
+	return vault, db, emb
+}
+
 func TestNoIndexYet(t *testing.T) {
 	vault := tinyVault(t)
 	db := filepath.Join(t.TempDir(), "sub", "vault.db")
@@ -311,16 +328,8 @@ func TestFirstSearchWaits(t *testing.T) {
 // started on (its snapshot) and the copy waits for it; then the server
 // serves the rebuild and closes the old handle once nothing uses it.
 func TestFullRebuildIsSwappedIn(t *testing.T) {
-	vault := tinyVault(t)
-	db := filepath.Join(t.TempDir(), "vault.db")
+	vault, db, emb := builtTinyVault(t)
 	ctx := context.Background()
-	emb, err := fx.reg.Embedder(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
-		t.Fatal(err)
-	}
 	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
 	old, release, err := s.acquire(ctx) // a request in flight on the old build
 	if err != nil {
