@@ -83,7 +83,7 @@ function exercise(label, target, env) {
 
   const list = inspect([...target, '--method', 'tools/list'], env);
   const names = (list.json?.tools ?? []).map((t) => t.name).sort();
-  c('tools/list names the server's tools', JSON.stringify(names) === JSON.stringify(TOOLS), `${JSON.stringify(names)}; ${brief(list)}`);
+  c("tools/list names the server's tools", JSON.stringify(names) === JSON.stringify(TOOLS), `${JSON.stringify(names)}; ${brief(list)}`);
 
   const call = inspect([...target, '--method', 'tools/call', '--tool-name', 'vault_search',
     '--tool-arg', `query=${QUERY}`, '--tool-arg', 'k=5'], env);

@@ -49,7 +49,7 @@ async function exercise(client, label, vault) {
 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  c('tools/list names the server's tools', JSON.stringify(names) === JSON.stringify(TOOLS), JSON.stringify(names));
+  c("tools/list names the server's tools", JSON.stringify(names) === JSON.stringify(TOOLS), JSON.stringify(names));
   c('every input schema is strict', tools.every((t) => t.inputSchema?.additionalProperties === false),
     tools.filter((t) => t.inputSchema?.additionalProperties !== false).map((t) => t.name).join(','));
 
