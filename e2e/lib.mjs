@@ -2,7 +2,7 @@
 // the data folder are, a temporary copy of the demo vault to serve, a tally of
 // checks printed as TAP-like lines, a tool call that parses its JSON answer, a
 // free loopback port, a wait for a server's /health and one for a child's
-// exit.
+// exit, and the end of a run.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -131,4 +131,24 @@ export function exited(child, killAfterMs) {
       resolve({ code, signal });
     });
   });
+}
+
+// finish runs main, the checks of the run called name, and ends the process:
+// a throw counts as a failed check, a run longer than limitMs stops as a
+// failure, the last line is "NAME: N passed, M failed" and the exit status is
+// 1 on any failure.
+export async function finish(name, tally, main, limitMs) {
+  const guard = setTimeout(() => {
+    console.log(`not ok - the ${name} run took more than ${limitMs / 60_000} minutes`);
+    console.log(`${name}: ${tally.passed} passed, ${tally.failed + 1} failed`);
+    process.exit(1);
+  }, limitMs);
+  guard.unref();
+  try {
+    await main();
+  } catch (err) {
+    tally.check('the run completes', false, err?.stack ?? String(err));
+  }
+  console.log(`${name}: ${tally.passed} passed, ${tally.failed} failed`);
+  process.exit(tally.failed > 0 ? 1 : 0);
 }

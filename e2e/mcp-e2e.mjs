@@ -25,7 +25,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { Tally, bin, callTool as callToolJSON, demoCopy, exited, freePort, waitForHealth } from './lib.mjs';
+import { Tally, bin, callTool as callToolJSON, demoCopy, exited, finish, freePort, waitForHealth } from './lib.mjs';
 
 const TOOLS = ['vault_delta', 'vault_list', 'vault_overview', 'vault_read', 'vault_reindex', 'vault_search'];
 const FACETS = ['type', 'project', 'status', 'topics', 'folders'];
@@ -296,17 +296,4 @@ async function main() {
   }
 }
 
-const guard = setTimeout(() => {
-  console.log('not ok - the e2e run took more than 10 minutes');
-  console.log(`e2e: ${tally.passed} passed, ${tally.failed + 1} failed`);
-  process.exit(1);
-}, 600_000);
-guard.unref();
-
-try {
-  await main();
-} catch (err) {
-  check('the run completes', false, err?.stack ?? String(err));
-}
-console.log(`e2e: ${tally.passed} passed, ${tally.failed} failed`);
-process.exit(tally.failed > 0 ? 1 : 0);
+await finish('e2e', tally, main, 600_000);
