@@ -59,19 +59,7 @@ func TestOtherProcessBuilding(t *testing.T) {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		}
-		select {
-		case <-exited:
-			t.Fatalf("the other builder exited before embedding: %s", out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the other builder never reached its embedding: %s", out.String())
-		}
-	}
+	embedtest.WaitForMarker(t, marker, cmd, &out, exited)
 
 	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
 	c := connectStdio(t, s)
