@@ -18,16 +18,12 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { freePort, waitForHealth } from './lib.mjs';
+import { bin, dataDir, demoCopy, exited, freePort, repo, waitForHealth } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..');
-const bin = process.env.VAULT_RAG_BIN ?? path.join(repo, 'bin', 'vault-rag');
-const dataDir = path.resolve(process.env.VAULT_RAG_DATA ?? path.join(repo, 'data'));
 const cliDir = path.join(here, 'node_modules', '@modelcontextprotocol', 'inspector-cli');
 // The package's command (mcp-inspector-cli); --cli selects the command-line
 // client, which it runs as a child process.
@@ -83,7 +79,7 @@ function exercise(label, target, env) {
 
   const list = inspect([...target, '--method', 'tools/list'], env);
   const names = (list.json?.tools ?? []).map((t) => t.name).sort();
-  c('tools/list names the server's tools', JSON.stringify(names) === JSON.stringify(TOOLS), `${JSON.stringify(names)}; ${brief(list)}`);
+  c("tools/list names the server's tools", JSON.stringify(names) === JSON.stringify(TOOLS), `${JSON.stringify(names)}; ${brief(list)}`);
 
   const call = inspect([...target, '--method', 'tools/call', '--tool-name', 'vault_search',
     '--tool-arg', `query=${QUERY}`, '--tool-arg', 'k=5'], env);
@@ -119,51 +115,10 @@ function exercise(label, target, env) {
 }
 
 
-function exited(child, ms) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
-    const t = setTimeout(() => {
-      child.kill('SIGKILL');
-    }, ms);
-    child.once('exit', (code, signal) => {
-      clearTimeout(t);
-      resolve({ code, signal });
-    });
-  });
-}
-
-function demoIndexCache() {
-  const r = spawnSync(bin, ['status', '--json', '--vault', path.join(repo, 'vault')], {
-    env: { ...process.env, VAULT_RAG_DATA: dataDir, DB_PATH: '' }, encoding: 'utf8', timeout: 60_000,
-  });
-  if (r.status !== 0) return null;
-  try {
-    return JSON.parse(r.stdout).index + '.embeddings';
-  } catch {
-    return null;
-  }
-}
-
 async function main() {
   if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run \`make build\``);
   if (!fs.existsSync(cli)) throw new Error(`${cli} is missing: run \`npm ci\` in e2e/`);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-rag-inspector-'));
-  const vault = path.join(tmp, 'vault');
-  const db = path.join(tmp, 'vault.db');
-  fs.cpSync(path.join(repo, 'vault'), vault, { recursive: true, verbatimSymlinks: true });
-  const seed = demoIndexCache();
-  if (seed && fs.existsSync(seed)) fs.copyFileSync(seed, db + '.embeddings');
-  const env = {
-    ...process.env,
-    VAULT_PATH: vault,
-    DB_PATH: db,
-    VAULT_RAG_DATA: dataDir,
-    VAULT_RAG_ROOT: repo,
-    VAULT_RAG_CONFIG: process.env.VAULT_RAG_CONFIG ?? 'shipping',
-  };
-  delete env.VAULT_RAG_TOKEN;
-  delete env.VAULT_RAG_TRANSPORT;
-  delete env.VAULT_RAG_ADDR;
+  const { tmp, vault, db, env } = demoCopy('vault-rag-inspector-');
   let daemon = null;
   const logs = [];
   try {

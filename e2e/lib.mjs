@@ -1,8 +1,64 @@
-// Helpers the end-to-end scripts share: a tally of checks printed as TAP-like
-// lines, a tool call that parses its JSON answer, a free loopback port, and a
-// wait for a server's /health.
+// Helpers the end-to-end scripts share: where the checkout, the binary and
+// the data folder are, a temporary copy of the demo vault to serve, a tally of
+// checks printed as TAP-like lines, a tool call that parses its JSON answer, a
+// free loopback port, a wait for a server's /health and one for a child's
+// exit, and the end of a run.
 
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// repo is the checkout these scripts are in; bin the vault-rag they test
+// ($VAULT_RAG_BIN, else the checkout's build); dataDir the data folder
+// ($VAULT_RAG_DATA, else the checkout's).
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const bin = process.env.VAULT_RAG_BIN ?? path.join(repo, 'bin', 'vault-rag');
+export const dataDir = path.resolve(process.env.VAULT_RAG_DATA ?? path.join(repo, 'data'));
+
+// demoIndexCache is the embedding cache beside the demo vault's own index,
+// as `vault-rag status` names that index; null when status cannot say.
+export function demoIndexCache() {
+  const r = spawnSync(bin, ['status', '--json', '--vault', path.join(repo, 'vault')], {
+    env: { ...process.env, VAULT_RAG_DATA: dataDir, DB_PATH: '' }, encoding: 'utf8', timeout: 60_000,
+  });
+  if (r.status !== 0) return null;
+  try {
+    return JSON.parse(r.stdout).index + '.embeddings';
+  } catch {
+    return null;
+  }
+}
+
+// demoCopy makes a temporary folder (its name starting with prefix) holding a
+// copy of the demo vault, so the real vault and the demo's index are never
+// touched, and the path of an index of that copy, whose embedding cache is
+// seeded from the demo index's when there is one. It returns {tmp, vault, db,
+// env}: env is the environment of a server over them, with the shipping
+// configuration unless $VAULT_RAG_CONFIG names another, and without the
+// caller's token, transport or address.
+export function demoCopy(prefix) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const vault = path.join(tmp, 'vault');
+  const db = path.join(tmp, 'vault.db');
+  fs.cpSync(path.join(repo, 'vault'), vault, { recursive: true, verbatimSymlinks: true });
+  const seed = demoIndexCache();
+  if (seed && fs.existsSync(seed)) fs.copyFileSync(seed, db + '.embeddings');
+  const env = {
+    ...process.env,
+    VAULT_PATH: vault,
+    DB_PATH: db,
+    VAULT_RAG_DATA: dataDir,
+    VAULT_RAG_ROOT: repo,
+    VAULT_RAG_CONFIG: process.env.VAULT_RAG_CONFIG ?? 'shipping',
+  };
+  delete env.VAULT_RAG_TOKEN;
+  delete env.VAULT_RAG_TRANSPORT;
+  delete env.VAULT_RAG_ADDR;
+  return { tmp, vault, db, env };
+}
 
 // Tally counts checks: `ok - NAME` or `not ok - NAME: DETAIL`, one a line.
 export class Tally {
@@ -62,4 +118,37 @@ export async function waitForHealth(url, child, deadlineMs) {
     if (Date.now() > until) throw new Error(`no answer from ${url}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+// exited resolves with a child's {code, signal} once it has exited; when
+// killAfterMs is given, it kills the child if it has not exited by then.
+export function exited(child, killAfterMs) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
+    const t = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(t);
+      resolve({ code, signal });
+    });
+  });
+}
+
+// finish runs main, the checks of the run called name, and ends the process:
+// a throw counts as a failed check, a run longer than limitMs stops as a
+// failure, the last line is "NAME: N passed, M failed" and the exit status is
+// 1 on any failure.
+export async function finish(name, tally, main, limitMs) {
+  const guard = setTimeout(() => {
+    console.log(`not ok - the ${name} run took more than ${limitMs / 60_000} minutes`);
+    console.log(`${name}: ${tally.passed} passed, ${tally.failed + 1} failed`);
+    process.exit(1);
+  }, limitMs);
+  guard.unref();
+  try {
+    await main();
+  } catch (err) {
+    tally.check('the run completes', false, err?.stack ?? String(err));
+  }
+  console.log(`${name}: ${tally.passed} passed, ${tally.failed} failed`);
+  process.exit(tally.failed > 0 ? 1 : 0);
 }

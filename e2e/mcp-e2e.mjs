@@ -16,23 +16,17 @@
 // Usage: node mcp-e2e.mjs   (from e2e/, after `make build`; `make e2e` does both)
 // The last line is "e2e: N passed, M failed"; the exit code is 1 on any failure.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { Tally, callTool as callToolJSON, freePort, waitForHealth } from './lib.mjs';
+import { Tally, bin, callTool as callToolJSON, demoCopy, exited, finish, freePort, waitForHealth } from './lib.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '..');
-const bin = process.env.VAULT_RAG_BIN ?? path.join(repo, 'bin', 'vault-rag');
-const dataDir = path.resolve(process.env.VAULT_RAG_DATA ?? path.join(repo, 'data'));
 const TOOLS = ['vault_delta', 'vault_list', 'vault_overview', 'vault_read', 'vault_reindex', 'vault_search'];
 const FACETS = ['type', 'project', 'status', 'topics', 'folders'];
 const CALL_TIMEOUT_MS = 300_000; // the first vault_reindex may wait for a full build
@@ -49,7 +43,7 @@ async function exercise(client, label, vault) {
 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  c('tools/list names the server's tools', JSON.stringify(names) === JSON.stringify(TOOLS), JSON.stringify(names));
+  c("tools/list names the server's tools", JSON.stringify(names) === JSON.stringify(TOOLS), JSON.stringify(names));
   c('every input schema is strict', tools.every((t) => t.inputSchema?.additionalProperties === false),
     tools.filter((t) => t.inputSchema?.additionalProperties !== false).map((t) => t.name).join(','));
 
@@ -242,46 +236,9 @@ async function progress(client, c, label, vault) {
 }
 
 
-function exited(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
-    else child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-}
-
-// demoIndexCache is the embedding cache beside the demo vault's own index,
-// as `vault-rag status` names that index; null when status cannot say.
-function demoIndexCache() {
-  const r = spawnSync(bin, ['status', '--json', '--vault', path.join(repo, 'vault')], {
-    env: { ...process.env, VAULT_RAG_DATA: dataDir, DB_PATH: '' }, encoding: 'utf8',
-  });
-  if (r.status !== 0) return null;
-  try {
-    return JSON.parse(r.stdout).index + '.embeddings';
-  } catch {
-    return null;
-  }
-}
-
 async function main() {
   if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run \`make build\``);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-rag-e2e-'));
-  const vault = path.join(tmp, 'vault');
-  const db = path.join(tmp, 'vault.db');
-  fs.cpSync(path.join(repo, 'vault'), vault, { recursive: true, verbatimSymlinks: true });
-  const seed = demoIndexCache();
-  if (seed && fs.existsSync(seed)) fs.copyFileSync(seed, db + '.embeddings');
-  const env = {
-    ...process.env,
-    VAULT_PATH: vault,
-    DB_PATH: db,
-    VAULT_RAG_DATA: dataDir,
-    VAULT_RAG_ROOT: repo,
-    VAULT_RAG_CONFIG: process.env.VAULT_RAG_CONFIG ?? 'shipping',
-  };
-  delete env.VAULT_RAG_TOKEN;
-  delete env.VAULT_RAG_TRANSPORT;
-  delete env.VAULT_RAG_ADDR;
+  const { tmp, vault, env } = demoCopy('vault-rag-e2e-');
   const logs = [];
   try {
     // 1. stdio: the SDK spawns the server and speaks over its stdin/stdout.
@@ -339,17 +296,4 @@ async function main() {
   }
 }
 
-const guard = setTimeout(() => {
-  console.log('not ok - the e2e run took more than 10 minutes');
-  console.log(`e2e: ${tally.passed} passed, ${tally.failed + 1} failed`);
-  process.exit(1);
-}, 600_000);
-guard.unref();
-
-try {
-  await main();
-} catch (err) {
-  check('the run completes', false, err?.stack ?? String(err));
-}
-console.log(`e2e: ${tally.passed} passed, ${tally.failed} failed`);
-process.exit(tally.failed > 0 ? 1 : 0);
+await finish('e2e', tally, main, 600_000);

@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { Tally, callTool as callToolJSON } from './lib.mjs';
+import { Tally, callTool as callToolJSON, finish } from './lib.mjs';
 
 const wine = process.env.WINE ?? 'wine';
 const exe = process.env.VAULT_RAG_EXE;
@@ -130,17 +130,4 @@ async function main() {
   }
 }
 
-const guard = setTimeout(() => {
-  console.log('not ok - the wine e2e run took more than 15 minutes');
-  console.log(`wine-e2e: ${tally.passed} passed, ${tally.failed + 1} failed`);
-  process.exit(1);
-}, 900_000);
-guard.unref();
-
-try {
-  await main();
-} catch (err) {
-  check('the run completes', false, err?.stack ?? String(err));
-}
-console.log(`wine-e2e: ${tally.passed} passed, ${tally.failed} failed`);
-process.exit(tally.failed > 0 ? 1 : 0);
+await finish('wine-e2e', tally, main, 900_000);

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/vault-rag/vault-rag/internal/embedtest"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 )
 
@@ -126,7 +126,7 @@ func TestBuildChildProcess(t *testing.T) {
 	}
 	emb := Embedder(newFake())
 	if hang := os.Getenv("CHILD_HANG"); hang != "" {
-		emb = &hangingEmbedder{fakeEmbedder: newFake(), marker: hang}
+		emb = &embedtest.Hanging{Embedder: newFake(), Marker: hang}
 	}
 	_, err := Build(context.Background(), emb, BuildOptions{
 		VaultPath: os.Getenv("CHILD_VAULT"), DBPath: os.Getenv("CHILD_DB"),
@@ -140,19 +140,6 @@ func TestBuildChildProcess(t *testing.T) {
 	default:
 		fmt.Println("error:", err)
 	}
-}
-
-type hangingEmbedder struct {
-	*fakeEmbedder
-	marker string
-}
-
-func (h *hangingEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
-	if err := os.WriteFile(h.marker, nil, 0o644); err != nil {
-		return nil, err
-	}
-	time.Sleep(time.Hour) // killed before it wakes
-	return nil, errors.New("not killed")
 }
 
 // child starts the test binary as a builder of vault into dbPath.
@@ -221,27 +208,6 @@ func TestBuildLockProcesses(t *testing.T) {
 	}
 }
 
-// waitForFile waits for a child to create path, failing if it exits first.
-func waitForFile(t *testing.T, path string, cmd *exec.Cmd, out *bytes.Buffer, exited <-chan struct{}) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute) // against a hang, not a measure
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		select {
-		case <-exited:
-			t.Fatalf("the child exited before it began embedding: %s", out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the child never began embedding")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestBuildLockKilled: a builder killed while it holds the lock is taken
 // over by the next build, which cleans what it left and ends with one
 // complete index.
@@ -271,7 +237,7 @@ func TestBuildLockKilled(t *testing.T) {
 			cmd, out := child(t, vault, dbPath, env...)
 			exited := make(chan struct{})
 			go func() { cmd.Wait(); close(exited) }()
-			waitForFile(t, marker, cmd, out, exited)
+			embedtest.WaitForMarker(t, marker, cmd, out, exited)
 
 			holder, running, err := RunningBuild(dbPath)
 			if err != nil || !running || holder.PID != cmd.Process.Pid {

@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/mcptest"
 	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/models/bow"
@@ -273,13 +274,7 @@ func initialize(t *testing.T, c *client.Client) *mcp.InitializeResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatalf("start client: %v", err)
-	}
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: "vault-rag-test", Version: "0"}
-	res, err := c.Initialize(ctx, req)
+	res, err := mcptest.Initialize(ctx, c)
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/embedtest"
 	"github.com/vault-rag/vault-rag/models"
 )
 
@@ -30,24 +30,9 @@ func TestOtherBuilderProcess(t *testing.T) {
 		fmt.Println("error:", err)
 		return
 	}
-	_, err = index.Build(context.Background(), &hangingEmbedder{Embedder: emb, marker: os.Getenv("OTHER_MARKER")},
+	_, err = index.Build(context.Background(), &embedtest.Hanging{Embedder: emb, Marker: os.Getenv("OTHER_MARKER")},
 		index.BuildOptions{VaultPath: os.Getenv("OTHER_VAULT"), DBPath: os.Getenv("OTHER_DB")})
 	fmt.Println("error: the build ended:", err)
-}
-
-// hangingEmbedder is an embedder whose first EmbedPassages writes marker
-// and never returns.
-type hangingEmbedder struct {
-	index.Embedder
-	marker string
-}
-
-func (h *hangingEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
-	if err := os.WriteFile(h.marker, nil, 0o644); err != nil {
-		return nil, err
-	}
-	time.Sleep(time.Hour) // killed before it wakes
-	return nil, errors.New("not killed")
 }
 
 // TestOtherProcessBuilding: a server started while another process builds
@@ -74,19 +59,7 @@ func TestOtherProcessBuilding(t *testing.T) {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		}
-		select {
-		case <-exited:
-			t.Fatalf("the other builder exited before embedding: %s", out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the other builder never reached its embedding: %s", out.String())
-		}
-	}
+	embedtest.WaitForMarker(t, marker, cmd, &out, exited)
 
 	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
 	c := connectStdio(t, s)

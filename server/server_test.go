@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,6 +24,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/mcptest"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/models/bow"
 )
@@ -182,6 +182,23 @@ func tinyVault(t *testing.T) string {
 	return vault
 }
 
+// builtTinyVault is tinyVault and its index, built by the embedder it
+// returns.
+func builtTinyVault(t *testing.T) (vault, db string, emb *models.Embedder) {
+	t.Helper()
+	vault = tinyVault(t)
+	db = filepath.Join(t.TempDir(), "vault.db")
+	ctx := context.Background()
+	emb, err := fx.reg.Embedder(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
+		t.Fatal(err)
+	}
+	return vault, db, emb
+}
+
 func TestNoIndexYet(t *testing.T) {
 	vault := tinyVault(t)
 	db := filepath.Join(t.TempDir(), "sub", "vault.db")
@@ -311,16 +328,8 @@ func TestFirstSearchWaits(t *testing.T) {
 // started on (its snapshot) and the copy waits for it; then the server
 // serves the rebuild and closes the old handle once nothing uses it.
 func TestFullRebuildIsSwappedIn(t *testing.T) {
-	vault := tinyVault(t)
-	db := filepath.Join(t.TempDir(), "vault.db")
+	vault, db, emb := builtTinyVault(t)
 	ctx := context.Background()
-	emb, err := fx.reg.Embedder(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
-		t.Fatal(err)
-	}
 	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
 	old, release, err := s.acquire(ctx) // a request in flight on the old build
 	if err != nil {
@@ -921,43 +930,12 @@ func TestStdioFromAnotherFolder(t *testing.T) {
 // that stdout carried protocol messages only and that it exits on EOF.
 func serveStdio(t *testing.T, cmd *exec.Cmd, wantConfig string) {
 	t.Helper()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Every line the server writes must be a JSON-RPC message.
-	pr, pw := io.Pipe()
-	var bad []string
-	checked := make(chan struct{})
-	go func() {
-		defer close(checked)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var msg struct {
-				JSONRPC string `json:"jsonrpc"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &msg); err != nil || msg.JSONRPC != "2.0" {
-				bad = append(bad, sc.Text())
-			}
-			pw.Write(append(sc.Bytes(), '\n'))
-		}
-		pw.Close()
-	}()
-	c := client.NewClient(transport.NewIO(pr, stdin, io.NopCloser(strings.NewReader(""))))
+	srv := mcptest.StartStdio(t, cmd)
+	c := srv.Client
 	initialize(t, c)
 	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil || len(res.Tools) != len(Tools(nil)) {
-		t.Fatalf("tools/list: %v %v\n%s", res, err, stderr.String())
+		t.Fatalf("tools/list: %v %v\n%s", res, err, srv.Stderr())
 	}
 	var out searchOut
 	callOK(t, c, ToolSearch, map[string]any{"query": "lease expiry storm"}, &out)
@@ -967,16 +945,11 @@ func serveStdio(t *testing.T, cmd *exec.Cmd, wantConfig string) {
 	if msg := callErr(t, c, ToolRead, map[string]any{"path": "../etc/passwd"}); !strings.Contains(msg, `".."`) {
 		t.Errorf("read refusal: %q", msg)
 	}
-	c.Close() // closes stdin: the server exits
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("the server did not exit cleanly on EOF: %v\n%s", err, stderr.String())
+	if err := srv.Close(); err != nil {
+		t.Error(err)
 	}
-	<-checked
-	if len(bad) > 0 {
-		t.Errorf("stdout carried %d lines that are not JSON-RPC, e.g. %q", len(bad), bad[0])
-	}
-	if !strings.Contains(stderr.String(), "serving MCP over stdio") {
-		t.Errorf("logs should go to stderr; stderr was %q", stderr.String())
+	if !strings.Contains(srv.Stderr(), "serving MCP over stdio") {
+		t.Errorf("logs should go to stderr; stderr was %q", srv.Stderr())
 	}
 }
 

@@ -16,16 +16,8 @@ import (
 // then both get the new handle, opened without the page check (nothing
 // suggests damage).
 func TestSwapOpensOutsideTheLock(t *testing.T) {
-	vault := tinyVault(t)
-	db := filepath.Join(t.TempDir(), "vault.db")
+	vault, db, emb := builtTinyVault(t)
 	ctx := context.Background()
-	emb, err := fx.reg.Embedder(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: vault, DBPath: db}); err != nil {
-		t.Fatal(err)
-	}
 	entered, release := make(chan struct{}), make(chan struct{})
 	s := newServer(t, func(o *Options) {
 		o.VaultPath, o.DBPath = vault, db

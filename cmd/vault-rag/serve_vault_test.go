@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/vault-rag/vault-rag/internal/mcptest"
 	"github.com/vault-rag/vault-rag/internal/vaultfs"
 )
 
@@ -25,37 +24,12 @@ func TestServeMissingVault(t *testing.T) {
 	vault := filepath.Join(dir, "notes")
 	cmd := command(t, dir, vault, filepath.Join(dir, "index.db"), "serve", "--transport", "stdio", "--watch=false")
 	cmd.Env = append(cmd.Env, "VAULT_RAG_ROOT="+repoRoot)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(transport.NewIO(stdout, stdin, nil))
-	t.Cleanup(func() {
-		c.Close()
-		stdin.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("serve did not exit cleanly at the end of its input: %v\n%s", err, stderr.String())
-		}
-	})
+	srv := mcptest.StartStdio(t, cmd)
+	c := srv.Client
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "vault-rag-test", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize with a missing vault folder: %v\nstderr:\n%s", err, stderr.String())
+	if _, err := mcptest.Initialize(ctx, c); err != nil {
+		t.Fatalf("initialize with a missing vault folder: %v\nstderr:\n%s", err, srv.Stderr())
 	}
 	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil || len(tools.Tools) == 0 {
@@ -68,7 +42,7 @@ func TestServeMissingVault(t *testing.T) {
 		req.Params.Arguments = args
 		res, err := c.CallTool(ctx, req)
 		if err != nil {
-			t.Fatalf("%s: protocol error: %v\nstderr:\n%s", name, err, stderr.String())
+			t.Fatalf("%s: protocol error: %v\nstderr:\n%s", name, err, srv.Stderr())
 		}
 		var text []string
 		for _, ct := range res.Content {
@@ -95,7 +69,7 @@ func TestServeMissingVault(t *testing.T) {
 		}
 	}
 	if msg, isErr := callTool("vault_reindex", map[string]any{}); isErr {
-		t.Fatalf("vault_reindex once the folder exists: %s\nstderr:\n%s", msg, stderr.String())
+		t.Fatalf("vault_reindex once the folder exists: %s\nstderr:\n%s", msg, srv.Stderr())
 	}
 	msg, isErr := callTool("vault_search", map[string]any{"query": "lease_ttl_ms"})
 	var res struct {
