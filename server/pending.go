@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,20 +20,12 @@ import (
 // or returns nil: it does not exist, is a file, cannot be read, or holds no
 // markdown note (no .md file outside hidden folders).
 func VaultProblem(dir string) error {
+	if err := vault.FolderProblem(dir); err != nil {
+		return err
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		abs = dir
-	}
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("the vault folder %s does not exist", abs)
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("the vault folder %s cannot be read: permission denied", abs)
-	case err != nil:
-		return fmt.Errorf("the vault folder %s cannot be read: %w", abs, err)
-	case !st.IsDir():
-		return fmt.Errorf("the vault %s is a file, not a folder", abs)
 	}
 	// WalkDir does not follow a symlink, even at the root: a vault folder
 	// is often one.

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // setUsage gives a command's -h the shape every command's has: the synopsis
@@ -30,19 +29,9 @@ func setUsage(fs *flag.FlagSet, synopsis, about string) {
 // or search does anything with it: the default ./vault of a working folder
 // that has none is the usual case, and the message says how to name the
 // right one.
-func checkVault(vault string) error {
-	abs, err := filepath.Abs(vault)
-	if err != nil {
-		abs = vault
-	}
-	st, err := os.Stat(vault)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("the vault folder %s does not exist; set VAULT_PATH or pass --vault", abs)
-	case err != nil:
-		return fmt.Errorf("read the vault folder: %w", err)
-	case !st.IsDir():
-		return fmt.Errorf("the vault %s is a file, not a folder; set VAULT_PATH or pass --vault", abs)
+func checkVault(dir string) error {
+	if err := vault.FolderProblem(dir); err != nil {
+		return fmt.Errorf("%w; set VAULT_PATH or pass --vault", err)
 	}
 	return nil
 }
