@@ -13,7 +13,6 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vault-rag/vault-rag/internal/vault"
-	"github.com/vault-rag/vault-rag/pipeline"
 )
 
 // VaultProblem says what keeps the folder dir from being served as a vault,
@@ -94,11 +93,8 @@ func NewPending(opts Options, hint string, start StartFunc) (*Server, error) {
 	opts.setDefaults()
 	// A configuration that cannot be read is the installation's fault, not
 	// the folder's: it is refused now, as New refuses it.
-	if !pipeline.ValidName(opts.ConfigName) {
-		return nil, fmt.Errorf("server: configuration name %q: %s", opts.ConfigName, configNameRule)
-	}
-	if _, err := pipeline.Find(opts.ConfigRoot, opts.ConfigName); err != nil {
-		return nil, fmt.Errorf("server: load the configuration: %w", err)
+	if err := opts.checkConfig(); err != nil {
+		return nil, err
 	}
 	s := &Server{opts: opts, log: opts.Logger, pending: &pending{hint: hint, start: start}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

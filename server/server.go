@@ -138,6 +138,19 @@ func (opts *Options) setDefaults() {
 	}
 }
 
+// checkConfig refuses a configuration the server could never load: a name
+// that is not a bare configuration name, or one configs/ and experiments/ do
+// not hold.
+func (o Options) checkConfig() error {
+	if !pipeline.ValidName(o.ConfigName) {
+		return fmt.Errorf("server: configuration name %q: %s", o.ConfigName, configNameRule)
+	}
+	if _, err := pipeline.Find(o.ConfigRoot, o.ConfigName); err != nil {
+		return fmt.Errorf("server: load the configuration: %w", err)
+	}
+	return nil
+}
+
 // Server is the MCP server over one vault and its index. It is safe for
 // concurrent use.
 type Server struct {
@@ -195,11 +208,8 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("server: Registry is required")
 	}
 	opts.setDefaults()
-	if !pipeline.ValidName(opts.ConfigName) {
-		return nil, fmt.Errorf("server: configuration name %q: %s", opts.ConfigName, configNameRule)
-	}
-	if _, err := pipeline.Find(opts.ConfigRoot, opts.ConfigName); err != nil {
-		return nil, fmt.Errorf("server: load the configuration: %w", err)
+	if err := opts.checkConfig(); err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(opts.VaultPath)
 	if err != nil {
