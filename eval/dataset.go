@@ -47,6 +47,9 @@ type Dataset struct {
 	// ExpansionSets are further sets of expansions (--expansions-variant),
 	// each run as a variant of its own beside the built-in ones.
 	ExpansionSets []ExpansionSet
+	// Answers are the passage-level judgements (nil: none), from
+	// root/eval/answers/<name>.json.
+	Answers Answers
 }
 
 func graded(qs []Query) bool {
@@ -143,6 +146,9 @@ func OpenDataset(spec string, o OpenOptions) (*Dataset, error) {
 			return nil, err
 		}
 		ds.ExpansionsSource = p
+	}
+	if ds.Answers, err = LoadAnswers(AnswersPath(o.Root, ds.Name), ds); err != nil {
+		return nil, err
 	}
 	return ds, nil
 }

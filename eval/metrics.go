@@ -10,6 +10,15 @@ type Scores struct {
 	Recall map[int]float64 // recall@k: fraction of the relevant notes in the top k
 	MRR    float64         // reciprocal rank of the first relevant note within 10
 	NDCG   float64         // nDCG@10 with linear gain (trec_eval's ndcg_cut_10)
+	// Answer is answer@1: 1 when the first note's passages, at the default
+	// detail, hold a sentence judged to answer the query in that note
+	// (Dataset.Answers), else 0. Bytes is the size of the answer
+	// vault_search sends for the first 10 notes at the default detail.
+	// Judged counts the queries with passage judgements that they were
+	// measured on (1 or 0 for one query); a mean averages both over those.
+	Answer float64
+	Bytes  float64
+	Judged int
 }
 
 // Score measures one ranking (note paths, best first) against judgements.
@@ -86,6 +95,11 @@ func Mean(all []Scores) Scores {
 		}
 		m.MRR += s.MRR
 		m.NDCG += s.NDCG
+		if s.Judged > 0 {
+			m.Answer += s.Answer
+			m.Bytes += s.Bytes
+			m.Judged += s.Judged
+		}
 	}
 	n := float64(len(all))
 	for _, k := range Cutoffs {
@@ -93,5 +107,9 @@ func Mean(all []Scores) Scores {
 	}
 	m.MRR /= n
 	m.NDCG /= n
+	if m.Judged > 0 {
+		m.Answer /= float64(m.Judged)
+		m.Bytes /= float64(m.Judged)
+	}
 	return m
 }

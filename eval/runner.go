@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/pipeline"
+	"github.com/vault-rag/vault-rag/server"
 	"github.com/vault-rag/vault-rag/stages"
 )
 
@@ -26,6 +28,30 @@ var DefaultNow = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 // Depth is how many notes each query asks for: the metrics read the top 10,
 // the TREC run file holds them all.
 const Depth = 100
+
+// AnswerDepth is how many notes answer@1's and the bytes' answer holds:
+// vault_search's default k.
+const AnswerDepth = 10
+
+// answerScores are a query's answer@1 and the size of vault_search's
+// answer for its first AnswerDepth notes, at the default detail.
+func answerScores(a Answers, id string, res *pipeline.Result) (answer, size float64, err error) {
+	top := res.Notes[:min(AnswerDepth, len(res.Notes))]
+	raw, err := json.Marshal(server.SearchAnswer(&pipeline.Result{Config: res.Config, Notes: top}, false))
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(top) > 0 {
+		var shown []string
+		for _, p := range top[0].Passages {
+			shown = append(shown, p.Text)
+		}
+		if a.HoldsAnswer(id, top[0].Path, strings.Join(shown, "\n")) {
+			answer = 1
+		}
+	}
+	return answer, float64(len(raw)), nil
+}
 
 // Options configure a run.
 type Options struct {
@@ -165,7 +191,11 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 			if cr.Skipped != "" {
 				logf("%s / %s: skipped (%s)", ds.Name, cr.Name, cr.Skipped)
 			} else {
-				logf("%s / %s: nDCG@10 %.4f  MRR@10 %.4f  R@10 %.4f", ds.Name, cr.Name, cr.Mean.NDCG, cr.Mean.MRR, cr.Mean.Recall[10])
+				line := fmt.Sprintf("%s / %s: nDCG@10 %.4f  MRR@10 %.4f  R@10 %.4f", ds.Name, cr.Name, cr.Mean.NDCG, cr.Mean.MRR, cr.Mean.Recall[10])
+				if cr.Mean.Judged > 0 {
+					line += fmt.Sprintf("  answer@1 %.4f  bytes %.0f", cr.Mean.Answer, cr.Mean.Bytes)
+				}
+				logf("%s", line)
 			}
 			out.Configs = append(out.Configs, cr)
 		}
@@ -245,7 +275,7 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 	for i, q := range ds.Queries {
 		x := expansionFor(ds, variant, i, shuffled)
 		t0 := time.Now()
-		res, st, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: q.Text, Keywords: x.Keywords, Answer: x.Answer, Now: now, K: Depth})
+		res, st, err := pipeline.Run(ctx, env, cfg, pipeline.Request{Text: q.Text, Keywords: x.Keywords, Answer: x.Answer, Now: now, K: Depth, PassageNotes: AnswerDepth})
 		took := time.Since(t0)
 		if errors.Is(err, models.ErrNotInstalled) {
 			cr.Skipped = "model not installed: " + err.Error()
@@ -260,6 +290,12 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 			qr.Scores = append(qr.Scores, n.Score)
 		}
 		qr.Score = Score(qr.Ranked, q.Relevant)
+		if _, ok := ds.Answers[q.ID]; ok {
+			qr.Score.Judged = 1
+			if qr.Score.Answer, qr.Score.Bytes, err = answerScores(ds.Answers, q.ID, res); err != nil {
+				return nil, fmt.Errorf("%s, query %s: %w", ds.Name, q.ID, err)
+			}
+		}
 		for i, p := range qr.Ranked[:min(10, len(qr.Ranked))] {
 			if q.Relevant[p] > 0 {
 				qr.RelevantRanks = append(qr.RelevantRanks, i+1)

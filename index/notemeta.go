@@ -25,7 +25,8 @@ type NoteMeta struct {
 // vault_read answers with it, so a note read from disk and the same note
 // listed or found in the index say the same. Type, project and status are
 // lower-cased, as the filters compare them (Filter lower-cases its values);
-// topics are lower-cased when parsed; source is kept as written; the date is
+// topics are the note's tags (vault.Note.Tags: frontmatter topics and tags,
+// inline #tags), lower-cased when parsed; source is kept as written; the date is
 // the note's day (vault.Note.Date), YYYY-MM-DD.
 func NoteMetaOf(n *vault.Note) NoteMeta {
 	fm := n.Frontmatter
@@ -35,6 +36,6 @@ func NoteMetaOf(n *vault.Note) NoteMeta {
 		Project: strings.ToLower(fm.Project),
 		Status:  strings.ToLower(fm.Status),
 		Source:  fm.Source,
-		Topics:  fm.Topics,
+		Topics:  n.Tags,
 	}
 }

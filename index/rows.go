@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"time"
 )
 
 // The rows the read side returns, and how they are scanned from SQLite.
@@ -16,8 +17,13 @@ type NoteRow struct {
 	Title string
 	NoteMeta
 	DateSource string
+	Modified   time.Time // the file's modification time when it was indexed
 	Warnings   []string
 }
+
+// Written reports whether the note's date is one its author wrote (in the
+// frontmatter or the file name), not its file time.
+func (n NoteRow) Written() bool { return n.DateSource != "" && n.DateSource != "mtime" }
 
 // ChunkRow is a chunk as stored.
 type ChunkRow struct {
@@ -45,14 +51,16 @@ type Related struct {
 }
 
 // noteCols are the columns scanNote reads, in its order, from notes aliased n.
-const noteCols = `n.id, n.path, n.title, n.type, n.date, n.date_source, n.project, n.status, n.source, n.topics, n.warnings`
+const noteCols = `n.id, n.path, n.title, n.type, n.date, n.date_source, n.project, n.status, n.source, n.topics, n.mtime, n.warnings`
 
 func scanNote(sc interface{ Scan(...any) error }) (NoteRow, error) {
 	var n NoteRow
 	var topics, warns string
-	if err := sc.Scan(&n.ID, &n.Path, &n.Title, &n.Type, &n.Date, &n.DateSource, &n.Project, &n.Status, &n.Source, &topics, &warns); err != nil {
+	var mtime int64
+	if err := sc.Scan(&n.ID, &n.Path, &n.Title, &n.Type, &n.Date, &n.DateSource, &n.Project, &n.Status, &n.Source, &topics, &mtime, &warns); err != nil {
 		return n, err
 	}
+	n.Modified = time.Unix(mtime, 0).UTC()
 	// The build writes both as JSON lists (writer.insertNote): anything else
 	// is a damaged file.
 	if err := json.Unmarshal([]byte(topics), &n.Topics); err != nil {

@@ -17,8 +17,11 @@ import (
 // SchemaVersion changes whenever the tables below change; an index of another
 // version is rebuilt, never migrated. 4: chunks_fts and the keyword postings
 // hold Chinese, Japanese and Korean text as bigrams (SplitCJK). 5: their
-// title field holds a note's frontmatter aliases after its title.
-const SchemaVersion = "5"
+// title field holds a note's frontmatter aliases after its title. 6: a title is
+// the frontmatter's, else the first level-one heading, else the file name,
+// without link markup, and the title field holds all three; topics hold
+// frontmatter topics and tags and inline #tags.
+const SchemaVersion = "6"
 
 func schema(dim int) []string {
 	return []string{

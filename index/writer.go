@@ -127,14 +127,12 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 	return nil
 }
 
-// searchTitle is the text a note's title is searched by: the title and its
-// aliases, as Obsidian's quick switcher finds a note by either. notes.title
-// keeps the title alone, for display.
+// searchTitle is the text a note's title is searched by: its title, first
+// level-one heading, file name and aliases (vault.Note.TitleNames), as
+// Obsidian's quick switcher finds a note by its name or an alias.
+// notes.title keeps the title alone, for display.
 func searchTitle(n *vault.Note) string {
-	if len(n.Frontmatter.Aliases) == 0 {
-		return n.Title
-	}
-	return n.Title + " " + strings.Join(n.Frontmatter.Aliases, " ")
+	return strings.Join(n.TitleNames(), " ")
 }
 
 // addVector stores a chunk's vector for both searches: in chunks_vec for the

@@ -31,6 +31,15 @@ type Request struct {
 	Now      time.Time // required by recency; callers set it (stages never read the clock)
 	K        int       // notes to return (default 10)
 	Explain  bool      // record every stage's rank and score per note
+	// Detail is how much of each note the result shows (default
+	// DetailPassage).
+	Detail Detail
+	// Related asks for the notes the top hit links to and that link to it.
+	Related bool
+	// PassageNotes is how many of the first notes get passages and a match
+	// (0: all K): a caller that reads only the first ones need not pay for
+	// the rest.
+	PassageNotes int
 }
 
 // ParseNow reads a request's Now as a caller writes it: RFC 3339 or
@@ -69,7 +78,22 @@ type ResultNote struct {
 	Type    string      `json:"type,omitempty"`
 	Project string      `json:"project,omitempty"`
 	Explain []StageRank `json:"explain,omitempty"`
-	Related []Link      `json:"related,omitempty"` // the top hit's linked notes
+	Related []Link      `json:"related,omitempty"` // the top hit's linked notes, on request
+	// Note is the note's row: its metadata and where its date came from.
+	Note index.NoteRow `json:"-"`
+	// Passages are the parts of the note that best match the query, at
+	// the request's Detail.
+	Passages []Passage `json:"-"`
+	// Match says why the note was found: the rank each retriever gave it,
+	// and which of the question's terms it holds.
+	Match Match `json:"-"`
+}
+
+// Match is why a note was found.
+type Match struct {
+	Ranks   []StageRank // the retrieval stages that ranked it, with their rank
+	Terms   []string    // the question's words the note holds (title and headings included), stopwords aside
+	Missing []string    // the question's words it does not hold
 }
 
 // Link is a note linked to or from a result's top hit: index.Related in the
@@ -199,6 +223,9 @@ func validate(req *Request) error {
 	if req.K == 0 {
 		req.K = 10
 	}
+	if _, err := ParseDetail(string(req.Detail)); err != nil {
+		return err
+	}
 	if req.K < 1 || req.K > 200 {
 		return fmt.Errorf("%w: k %d is outside 1..200", ErrBadQuery, req.K)
 	}
@@ -248,19 +275,52 @@ func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *s
 	if req.Keywords != "" {
 		terms = append(terms, stages.Terms(req.Keywords)...)
 	}
+	qt := newQueryTerms(req)
+	detail := req.Detail
+	if detail == "" {
+		detail = DetailPassage
+	}
 	for i, it := range top {
 		n, c := notes[it.NoteID], chunks[it.ChunkID]
 		rn := ResultNote{
 			Rank: i + 1, Path: n.Path, Title: n.Title, Heading: c.Heading,
 			Snippet: stages.Snippet(c.Body, terms, stages.SnippetChars),
 			Score:   it.Score, Date: n.Date, Type: n.Type, Project: n.Project,
+			Note: n,
 		}
 		if req.Explain {
 			rn.Explain = explain(st.Steps, it.NoteID)
 		}
+		if req.PassageNotes > 0 && i >= req.PassageNotes {
+			res.Notes = append(res.Notes, rn)
+			continue
+		}
+		all, err := db.NoteChunks(ctx, it.NoteID)
+		if err != nil {
+			return nil, err
+		}
+		nu := splitNote(all)
+		nu.scoreUnits(qt)
+		budget, count := BriefBytes, 1
+		switch {
+		case detail == DetailSection:
+			budget = SectionBytes
+		case detail == DetailPassage && i < PassageNotes:
+			budget, count = PassageBytes, 2
+		}
+		rn.Passages = nu.choosePassages(it.ChunkID, detail, budget, count)
+		rn.Match.Terms, rn.Match.Missing = matchedTerms(qt, n.Title, &nu)
+		for _, s := range st.Lists {
+			for r, x := range s.Items {
+				if x.NoteID == it.NoteID {
+					rn.Match.Ranks = append(rn.Match.Ranks, StageRank{Stage: s.Stage, Rank: r + 1})
+					break
+				}
+			}
+		}
 		res.Notes = append(res.Notes, rn)
 	}
-	if len(top) > 0 {
+	if len(top) > 0 && req.Related {
 		rel, err := db.Related(ctx, top[0].NoteID)
 		if err != nil {
 			return nil, err

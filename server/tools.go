@@ -20,6 +20,13 @@ import (
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
+// The orders vault_search's sort takes.
+const (
+	SortRelevance = "relevance"
+	SortDate      = "date"
+	SortDateDesc  = "date_desc"
+)
+
 // Tool names.
 const (
 	ToolSearch   = "vault_search"
@@ -182,17 +189,24 @@ func searchDef(ls vault.Languages) mcp.Tool {
 			"You help it most by also sending keywords and a hypothetical_answer: you know how such notes are usually worded, the search does not. " +
 			LanguageRule(ls) + " " +
 			"The filters take the vault's own values: vault_overview lists them. " +
-			"Returns ranked notes with path, title, heading, snippet and score; what each stage did (the vector stage says how a filtered search ended: " +
-			`"filled", "drained" (no more in scope) or "ladder-end" (stopped looking)); the notes linked to and from the top hit; and any degraded capability. ` +
+			"Returns ranked notes, each with path, title, date (only when the note states one), modified, topics, match (the rank each search branch gave it, and which of your words it holds and lacks) " +
+			"and passages: the sentences that best match, under their heading path. The first notes' passages often hold the answer itself; " +
+			`to read more, pass a passage's heading to vault_read as section. For exact words across every note (which notes mention X), use vault_grep. ` +
 			fmt.Sprintf("On a vault whose first index is still being built, it waits up to %g s for the keyword index, and says how far the vectors are.", DefaultFirstIndexWait.Seconds())),
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("What to look for, in plain words or exact tokens (error codes, config keys).")),
 		mcp.WithString("keywords", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(KeywordsDescription(ls))),
 		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription(ls))),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description("How many notes to return (1..50, default 10).")),
+		mcp.WithString("detail", mcp.Enum(string(pipeline.DetailBrief), string(pipeline.DetailPassage), string(pipeline.DetailSection)),
+			mcp.Description(fmt.Sprintf(`How much of each note to show: "brief" (one passage of at most %d bytes per note), "passage" (default: up to two passages of at most %d bytes for the first %d notes, brief for the rest), "section" (the whole section of the best passage, at most %d bytes, for every note).`,
+				pipeline.BriefBytes, pipeline.PassageBytes, pipeline.PassageNotes, pipeline.SectionBytes))),
+		mcp.WithString("sort", mcp.Enum(SortRelevance, SortDate, SortDateDesc),
+			mcp.Description(`Order of the notes found: "relevance" (default), "date" (oldest first) or "date_desc" (newest first), by the date a note states; notes that state none come last. rank stays the relevance rank.`)),
 	}, filterOptions()...)
 	search = append(search,
+		mcp.WithBoolean("related", mcp.Description("Also list the notes the first result links to and that link to it.")),
 		mcp.WithString("now", mcp.Description("The moment recency is measured from: RFC 3339 or YYYY-MM-DD (default: the server's clock).")),
-		mcp.WithBoolean("explain", mcp.Description("Include every stage's rank and score for each note.")),
+		mcp.WithBoolean("explain", mcp.Description("Include every stage's rank and score for each note, and what each stage did.")),
 		mcp.WithString("config", mcp.Pattern(pipeline.NamePattern), mcp.Description(`A named configuration from configs/ or experiments/ to run instead of the server's (e.g. "keyword", "hybrid").`)),
 		mcp.WithSchemaAdditionalProperties(false),
 		readOnly("Search the vault"),
@@ -275,17 +289,19 @@ func (s *Server) wrap(spec toolSpec) mcpserver.ToolHandlerFunc {
 // set, and what this server cannot do of what it serves (/health's
 // degraded_stages), so a degraded server is never silent.
 type SearchResult struct {
-	Config   string       `json:"config"`
-	Query    string       `json:"query"`
-	Notes    []SearchNote `json:"notes"`
-	Stages   []StageInfo  `json:"stages"`
-	Took     string       `json:"took"`
-	Now      string       `json:"now"`
-	Scope    *ScopeInfo   `json:"scope,omitempty"`
-	Degraded []string     `json:"degraded"`
-	// Vectors says how far the index's vectors are: while a first build
-	// embeds, the vector branch ranks only the chunks embedded so far.
-	Vectors Coverage `json:"vectors"`
+	Config string       `json:"config"`
+	Notes  []SearchNote `json:"notes"`
+	// Stages, Took and Now are what each stage did, the time taken and the
+	// clock recency used: with explain only.
+	Stages   []StageInfo `json:"stages,omitempty"`
+	Took     string      `json:"took,omitempty"`
+	Now      string      `json:"now,omitempty"`
+	Scope    *ScopeInfo  `json:"scope,omitempty"`
+	Degraded []string    `json:"degraded,omitempty"`
+	// Vectors says how far the index's vectors are while a first build
+	// embeds (the vector branch ranks only the chunks embedded so far);
+	// absent once every chunk has its vector.
+	Vectors *Coverage `json:"vectors,omitempty"`
 	// WaitedMS is how long the call waited for the vault's first index to
 	// be built (Options.FirstIndexWait); absent when the index was there.
 	WaitedMS int64 `json:"waited_for_first_index_ms,omitempty"`
@@ -327,6 +343,22 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 	if err != nil {
 		return SearchResult{}, err
 	}
+	related, err := a.boolean("related")
+	if err != nil {
+		return SearchResult{}, err
+	}
+	detailText, err := a.str("detail")
+	if err != nil {
+		return SearchResult{}, err
+	}
+	detail, err := pipeline.ParseDetail(detailText)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	order, err := a.str("sort")
+	if err != nil {
+		return SearchResult{}, err
+	}
 	nowText, err := a.str("now")
 	if err != nil {
 		return SearchResult{}, err
@@ -359,7 +391,8 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 		return SearchResult{}, err
 	}
 	defer release()
-	res, _, err := pipeline.Run(ctx, h.env, cfg, pipeline.Request{Text: query, Keywords: keywords, Answer: answer, Filter: f, Now: now, K: k, Explain: explain})
+	res, _, err := pipeline.Run(ctx, h.env, cfg, pipeline.Request{Text: query, Keywords: keywords, Answer: answer, Filter: f, Now: now, K: k,
+		Explain: explain, Detail: detail, Related: related})
 	if err != nil {
 		if errors.Is(err, models.ErrNotInstalled) {
 			return SearchResult{}, fmt.Errorf("configuration %s cannot run: %w", cfg.Name, err)
@@ -370,9 +403,15 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 	if err != nil {
 		return SearchResult{}, err
 	}
-	out := SearchResult{Config: res.Config, Query: res.Query, Notes: searchNotes(res.Notes), Stages: stageInfos(res.Stages), Took: res.Took,
-		Now: now.Format(time.RFC3339), Degraded: s.degradedStages(), Vectors: coverageOf(cov), WaitedMS: waited.Milliseconds()}
+	out := SearchAnswer(res, explain)
+	out.Degraded, out.WaitedMS = s.degradedStages(), waited.Milliseconds()
+	if explain {
+		out.Now = now.Format(time.RFC3339)
+	}
+	sortNotes(out.Notes, order)
 	if !cov.Complete() {
+		c := coverageOf(cov)
+		out.Vectors = &c
 		if holder, running, err := index.RunningBuild(s.opts.DBPath); err == nil && running && holder.PID != os.Getpid() {
 			out.Building = buildHolderOf(holder)
 		}
@@ -391,6 +430,42 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 		}
 	}
 	return out, nil
+}
+
+// SearchAnswer is a pipeline result as vault_search answers it, and as
+// `vault-rag search --json` prints it: what each stage did and the time taken
+// only with explain.
+func SearchAnswer(res *pipeline.Result, explain bool) SearchResult {
+	out := SearchResult{Config: res.Config, Notes: searchNotes(res.Notes)}
+	if out.Notes == nil {
+		out.Notes = []SearchNote{}
+	}
+	if explain {
+		out.Stages, out.Took = stageInfos(res.Stages), res.Took
+	}
+	return out
+}
+
+// sortNotes orders found notes by the date they state, oldest first
+// (SortDate) or newest first (SortDateDesc); notes stating none come last,
+// in rank order. SortRelevance and "" leave the order alone.
+func sortNotes(notes []SearchNote, order string) {
+	if order != SortDate && order != SortDateDesc {
+		return
+	}
+	slices.SortStableFunc(notes, func(a, b SearchNote) int {
+		switch {
+		case a.Date == b.Date:
+			return 0
+		case a.Date == "":
+			return 1
+		case b.Date == "":
+			return -1
+		case order == SortDateDesc:
+			return strings.Compare(b.Date, a.Date)
+		}
+		return strings.Compare(a.Date, b.Date)
+	})
 }
 
 // checkModels refuses a configuration whose stages need a model that is not
@@ -442,7 +517,7 @@ func (s *Server) readNote(_ context.Context, raw, want string) (ReadResult, erro
 	}
 	n := vault.ParseNote(rel, data, fi.ModTime().UTC())
 	secs := vault.ChunkNote(n.Title, n.Body, nil, 0) // the "## " sections, unsplit
-	out := ReadResult{Path: rel, Title: n.Title, Headings: []string{}, NoteMeta: noteMeta(index.NoteMetaOf(&n))}
+	out := ReadResult{Path: rel, Title: n.Title, Headings: []string{}, NoteMeta: noteMeta(index.NoteMetaOf(&n), n.DateSource, n.ModTime)}
 	for _, sec := range secs {
 		if sec.Heading != "" {
 			out.Headings = append(out.Headings, sec.Heading)
@@ -492,7 +567,7 @@ type ListNote struct {
 // listNote is a stored note as a listing shows it: without source, which a
 // listing leaves to vault_read (docs/mcp.md).
 func listNote(r index.NoteRow) ListNote {
-	meta := noteMeta(r.NoteMeta)
+	meta := rowMeta(r)
 	meta.Source = ""
 	return ListNote{Path: r.Path, Title: r.Title, NoteMeta: meta}
 }

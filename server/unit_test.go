@@ -229,20 +229,24 @@ func TestSnapshotHonoursExclusions(t *testing.T) {
 // omitted empties: the metadata is NoteMeta, embedded in place, and a
 // listing's is the index's row without source.
 func TestNoteAnswersJSON(t *testing.T) {
-	meta := NoteMeta{Type: "knowledge", Date: "2025-01-02", Project: "p", Status: "s", Source: "src", Topics: []string{"x"}}
+	meta := NoteMeta{Type: "knowledge", Date: "2025-01-02", Modified: "2025-03-04", Project: "p", Status: "s", Source: "src", Topics: []string{"x"}}
+	imeta := index.NoteMeta{Type: "knowledge", Date: "2025-01-02", Project: "p", Status: "s", Source: "src", Topics: []string{"x"}}
+	mod := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 	for _, tc := range []struct {
 		name string
 		v    any
 		want string
 	}{
 		{"read, every field", ReadResult{Path: "a.md", Title: "A", NoteMeta: meta, Headings: []string{"H"}, Section: "H", Content: "c"},
-			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","project":"p","status":"s","source":"src","topics":["x"],"headings":["H"],"section":"H","content":"c"}`},
+			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","modified":"2025-03-04","project":"p","status":"s","source":"src","topics":["x"],"headings":["H"],"section":"H","content":"c"}`},
 		{"read, bare", ReadResult{Path: "a.md", Title: "A", NoteMeta: NoteMeta{Date: "2025-01-02"}, Headings: []string{}},
 			`{"path":"a.md","title":"A","date":"2025-01-02","headings":[],"content":""}`},
-		{"list, every field", listNote(index.NoteRow{ID: 7, Path: "a.md", Title: "A", NoteMeta: index.NoteMeta(meta), DateSource: "frontmatter", Warnings: []string{"w"}}),
-			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","project":"p","status":"s","topics":["x"]}`},
-		{"list, bare", listNote(index.NoteRow{Path: "a.md", Title: "A", NoteMeta: index.NoteMeta{Date: "2025-01-02"}}),
-			`{"path":"a.md","title":"A","date":"2025-01-02"}`},
+		{"list, every field", listNote(index.NoteRow{ID: 7, Path: "a.md", Title: "A", NoteMeta: imeta, DateSource: "frontmatter", Modified: mod, Warnings: []string{"w"}}),
+			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","modified":"2025-03-04","project":"p","status":"s","topics":["x"]}`},
+		{"list, a date from the file name", listNote(index.NoteRow{Path: "2025-01-02-a.md", Title: "A", NoteMeta: index.NoteMeta{Date: "2025-01-02"}, DateSource: "filename", Modified: mod}),
+			`{"path":"2025-01-02-a.md","title":"A","date":"2025-01-02","modified":"2025-03-04"}`},
+		{"list, only a file time: no date", listNote(index.NoteRow{Path: "a.md", Title: "A", NoteMeta: index.NoteMeta{Date: "2025-03-04"}, DateSource: "mtime", Modified: mod}),
+			`{"path":"a.md","title":"A","modified":"2025-03-04"}`},
 	} {
 		raw, err := json.Marshal(tc.v)
 		if err != nil {

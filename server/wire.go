@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
@@ -15,20 +16,34 @@ import (
 // here; testdata/wire holds their schema (TestWireSchema).
 
 // NoteMeta is a note's frontmatter as the index holds it: type, project,
-// status and topics lower-cased, as the filters compare them; source as
-// written; date the note's day, YYYY-MM-DD.
+// status and topics (its tags: frontmatter topics and tags, inline #tags)
+// lower-cased, as the filters compare them; source as written; date the day
+// the note says it is of (frontmatter or file name), YYYY-MM-DD, absent when
+// it says none; modified the file's day.
 type NoteMeta struct {
-	Type    string   `json:"type,omitempty"`
-	Date    string   `json:"date"`
-	Project string   `json:"project,omitempty"`
-	Status  string   `json:"status,omitempty"`
-	Source  string   `json:"source,omitempty"`
-	Topics  []string `json:"topics,omitempty"`
+	Type     string   `json:"type,omitempty"`
+	Date     string   `json:"date,omitempty"`
+	Modified string   `json:"modified,omitempty"`
+	Project  string   `json:"project,omitempty"`
+	Status   string   `json:"status,omitempty"`
+	Source   string   `json:"source,omitempty"`
+	Topics   []string `json:"topics,omitempty"`
 }
 
-func noteMeta(m index.NoteMeta) NoteMeta {
-	return NoteMeta{Type: m.Type, Date: m.Date, Project: m.Project, Status: m.Status, Source: m.Source, Topics: m.Topics}
+// noteMeta is a note's metadata as answers give it: its date only when
+// written (source "frontmatter" or "filename"), the file time as modified.
+func noteMeta(m index.NoteMeta, dateSource string, modified time.Time) NoteMeta {
+	out := NoteMeta{Type: m.Type, Project: m.Project, Status: m.Status, Source: m.Source, Topics: m.Topics}
+	if (index.NoteRow{DateSource: dateSource}).Written() {
+		out.Date = m.Date
+	}
+	if !modified.IsZero() {
+		out.Modified = modified.UTC().Format(time.DateOnly)
+	}
+	return out
 }
+
+func rowMeta(r index.NoteRow) NoteMeta { return noteMeta(r.NoteMeta, r.DateSource, r.Modified) }
 
 // Filter is a search's or listing's filters as vault_search repeats them.
 type Filter struct {
@@ -45,20 +60,35 @@ func filterOf(f index.Filter) Filter {
 	return Filter{PathPrefix: f.PathPrefix, Type: f.Type, Project: f.Project, Status: f.Status, Topics: f.Topics, DateFrom: f.DateFrom, DateTo: f.DateTo}
 }
 
-// SearchNote is one note of vault_search's answer, with the chunk that
-// stood for it.
+// SearchNote is one note of vault_search's answer: where it is, what it
+// is, why it matched, and the passages that answer.
 type SearchNote struct {
-	Rank    int         `json:"rank"`
-	Path    string      `json:"path"`
-	Title   string      `json:"title"`
-	Heading string      `json:"heading,omitempty"`
-	Snippet string      `json:"snippet"`
-	Score   float64     `json:"score"`
-	Date    string      `json:"date,omitempty"`
-	Type    string      `json:"type,omitempty"`
-	Project string      `json:"project,omitempty"`
-	Explain []StageRank `json:"explain,omitempty"`
-	Related []Link      `json:"related,omitempty"` // the top hit's linked notes
+	Rank  int    `json:"rank"`
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	NoteMeta
+	Match    Match         `json:"match"`
+	Passages []PassageText `json:"passages"`
+	Explain  []StageRank   `json:"explain,omitempty"`
+	Related  []Link        `json:"related,omitempty"` // the top hit's linked notes, when asked for
+}
+
+// Match says why a note was found: the rank each retrieval branch gave it
+// (keyword, vector, ...; a branch that did not find it is absent) and which
+// of the question's words the note holds and lacks (stopwords aside).
+type Match struct {
+	Ranks   map[string]int `json:"ranks"`
+	Terms   []string       `json:"terms,omitempty"`
+	Missing []string       `json:"missing,omitempty"`
+}
+
+// PassageText is a part of a found note: whole sentences or lines around
+// those that best match, under its heading path (headings of every level,
+// joined by " › ", as vault_read's section takes it).
+type PassageText struct {
+	Heading string `json:"heading,omitempty"`
+	Text    string `json:"text"`
+	More    bool   `json:"more,omitempty"` // the section goes on: vault_read with this heading reads it
 }
 
 // StageRank is where one stage put a note (explain).
@@ -93,8 +123,15 @@ func searchNotes(in []pipeline.ResultNote) []SearchNote {
 	}
 	out := make([]SearchNote, len(in))
 	for i, n := range in {
-		out[i] = SearchNote{Rank: n.Rank, Path: n.Path, Title: n.Title, Heading: n.Heading, Snippet: n.Snippet, Score: n.Score,
-			Date: n.Date, Type: n.Type, Project: n.Project}
+		out[i] = SearchNote{Rank: n.Rank, Path: n.Path, Title: n.Title, NoteMeta: rowMeta(n.Note), Passages: []PassageText{},
+			Match: Match{Ranks: map[string]int{}, Terms: n.Match.Terms, Missing: n.Match.Missing}}
+		out[i].Source = ""
+		for _, r := range n.Match.Ranks {
+			out[i].Match.Ranks[r.Stage] = r.Rank
+		}
+		for _, p := range n.Passages {
+			out[i].Passages = append(out[i].Passages, PassageText{Heading: strings.Join(p.HeadingPath, vault.PathSeparator), Text: p.Text, More: p.Cut})
+		}
 		for _, e := range n.Explain {
 			out[i].Explain = append(out[i].Explain, StageRank{Stage: e.Stage, Rank: e.Rank, Score: e.Score})
 		}

@@ -105,6 +105,8 @@ func cmdSearch(ctx context.Context, args []string) error {
 	explainFlag := fs.Bool("explain", false, "show every stage's rank and score for each note")
 	nowFlag := fs.String("now", "", "the clock recency measures from (RFC 3339 or YYYY-MM-DD; default: now)")
 	k := fs.Int("k", 10, "notes to return")
+	detail := fs.String("detail", "", `how much of each note to show: "brief", "passage" (default) or "section", as vault_search's detail`)
+	related := fs.Bool("related", false, "also list the notes the first result links to and that link to it")
 	keywords := fs.String("keywords", "", "the words a note that answers would contain (what an MCP client sends as keywords)")
 	answer := fs.String("answer", "", "a passage written as the note that answers (what an MCP client sends as hypothetical_answer)")
 	vault := fs.String("vault", vaultPath(), "the vault folder (default: with only --db or DB_PATH named, the vault that index was built from, else ./vault) [VAULT_PATH]")
@@ -144,7 +146,8 @@ func cmdSearch(ctx context.Context, args []string) error {
 	}
 	defer s.Close()
 	query := strings.Join(fs.Args(), " ")
-	req := pipeline.Request{Text: query, Keywords: *keywords, Answer: *answer, Filter: ff.filter(), Now: now, K: *k, Explain: *explainFlag}
+	req := pipeline.Request{Text: query, Keywords: *keywords, Answer: *answer, Filter: ff.filter(), Now: now, K: *k, Explain: *explainFlag,
+		Detail: pipeline.Detail(*detail), Related: *related}
 	if *demo {
 		return demoSearches(ctx, os.Stdout, s, *root, cfg, req)
 	}
@@ -157,20 +160,17 @@ func cmdSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return printJSON(searchAnswer{Result: res, Vectors: cov})
+		out := server.SearchAnswer(res, *explainFlag)
+		if !cov.Complete() {
+			out.Vectors = &server.Coverage{Embedded: cov.Embedded, Chunks: cov.Chunks}
+		}
+		return printJSON(out)
 	}
 	printResult(os.Stdout, res, *explainFlag)
 	if !cov.Complete() {
 		fmt.Printf("(vectors: %d of %d chunks embedded so far; the rest are found by keyword only until the build ends)\n", cov.Embedded, cov.Chunks)
 	}
 	return nil
-}
-
-// searchAnswer is search --json's answer: the result and how far the index's
-// vectors are, as vault_search gives them.
-type searchAnswer struct {
-	*pipeline.Result
-	Vectors index.Coverage `json:"vectors"`
 }
 
 func printResult(w io.Writer, res *pipeline.Result, explain bool) {
@@ -184,11 +184,15 @@ func printResult(w io.Writer, res *pipeline.Result, explain bool) {
 		fmt.Fprintln(w, "  (nothing)")
 	}
 	for _, n := range res.Notes {
-		head := n.Title
-		if n.Heading != "" {
-			head += " › " + n.Heading
+		fmt.Fprintf(w, "%2d. [%.3f] %s\n    %s\n", n.Rank, n.Score, n.Path, n.Title)
+		for _, p := range n.Passages {
+			if len(p.HeadingPath) > 0 {
+				fmt.Fprintf(w, "    § %s\n", strings.Join(p.HeadingPath, " › "))
+			}
+			for _, line := range strings.Split(p.Text, "\n") {
+				fmt.Fprintf(w, "      %s\n", line)
+			}
 		}
-		fmt.Fprintf(w, "%2d. [%.3f] %s\n    %s\n    %s\n", n.Rank, n.Score, n.Path, head, n.Snippet)
 		if explain {
 			var parts []string
 			for _, e := range n.Explain {

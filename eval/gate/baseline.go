@@ -42,10 +42,21 @@ type Metrics struct {
 	Recall10 FourDecimals `json:"recall@10"`
 	MRR10    FourDecimals `json:"mrr@10"`
 	NDCG10   FourDecimals `json:"ndcg@10"`
+	// Answer1 and Bytes are answer@1 and the answer's size in bytes
+	// (eval.Scores), on a dataset with passage judgements; absent on one
+	// without.
+	Answer1 *FourDecimals `json:"answer@1,omitempty"`
+	Bytes   *FourDecimals `json:"bytes,omitempty"`
 }
 
 func metricsOf(s eval.Scores) Metrics {
-	return Metrics{FourDecimals(s.Recall[1]), FourDecimals(s.Recall[3]), FourDecimals(s.Recall[5]), FourDecimals(s.Recall[10]), FourDecimals(s.MRR), FourDecimals(s.NDCG)}
+	m := Metrics{Recall1: FourDecimals(s.Recall[1]), Recall3: FourDecimals(s.Recall[3]), Recall5: FourDecimals(s.Recall[5]),
+		Recall10: FourDecimals(s.Recall[10]), MRR10: FourDecimals(s.MRR), NDCG10: FourDecimals(s.NDCG)}
+	if s.Judged > 0 {
+		a, b := FourDecimals(s.Answer), FourDecimals(s.Bytes)
+		m.Answer1, m.Bytes = &a, &b
+	}
+	return m
 }
 
 // Baseline is baselines/<dataset>.json: every configuration's figures and
@@ -84,6 +95,12 @@ type BaselineConfig struct {
 	// move, and reports it; it does not compare the lists themselves, which
 	// drift at their edge.
 	NearTies map[string][]string `json:"near_ties,omitempty"`
+	// Answer maps a query id with passage judgements to its answer@1 (1 or
+	// 0), and Bytes to its answer's size: both follow from the ranking and
+	// the passages chosen, so a query whose ranks held and whose answer
+	// moved is a change in the passages.
+	Answer map[string]int `json:"answer,omitempty"`
+	Bytes  map[string]int `json:"bytes,omitempty"`
 }
 
 // BaselineOf turns a run into its committed form.
@@ -107,6 +124,12 @@ func BaselineOf(r *eval.DatasetRun) Baseline {
 			for _, q := range c.Queries {
 				bc.Ranks[q.ID] = append([]int{}, q.RelevantRanks...)
 				bc.NDCG[q.ID] = FourDecimals(q.Score.NDCG)
+				if q.Score.Judged > 0 {
+					if bc.Answer == nil {
+						bc.Answer, bc.Bytes = map[string]int{}, map[string]int{}
+					}
+					bc.Answer[q.ID], bc.Bytes[q.ID] = int(q.Score.Answer), int(q.Score.Bytes)
+				}
 				if len(q.RelevantFound) > 0 {
 					if bc.Found == nil {
 						bc.Found = map[string]map[string]int{}
@@ -293,10 +316,14 @@ func DiffBaseline(old, cur Baseline) BaselineDiff {
 		for _, id := range slices.Sorted(maps.Keys(ids)) {
 			// As written: a baseline read from disk holds four decimals, this
 			// run's figures all of theirs.
-			if fmt.Sprint(o.Ranks[id]) == fmt.Sprint(c.Ranks[id]) && fixed(o.NDCG[id]) == fixed(c.NDCG[id]) {
+			sameAnswer := o.Answer[id] == c.Answer[id] && o.Bytes[id] == c.Bytes[id]
+			if fmt.Sprint(o.Ranks[id]) == fmt.Sprint(c.Ranks[id]) && fixed(o.NDCG[id]) == fixed(c.NDCG[id]) && sameAnswer {
 				continue
 			}
 			line := fmt.Sprintf("%s: query %s: relevant ranks %v → %v, nDCG@10 %s → %s", c.Name, id, o.Ranks[id], c.Ranks[id], fixed(o.NDCG[id]), fixed(c.NDCG[id]))
+			if !sameAnswer {
+				line += fmt.Sprintf(", answer@1 %d → %d, bytes %d → %d", o.Answer[id], c.Answer[id], o.Bytes[id], c.Bytes[id])
+			}
 			common := NearTiedInBoth(o.NearTies[id], c.NearTies[id])
 			switch why := unexplained(o.Found[id], c.Found[id], common); {
 			case len(common) == 0:

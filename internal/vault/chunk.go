@@ -51,7 +51,7 @@ func ChunkNote(title, body string, count TokenCounter, maxTokens int) []Chunk {
 			secs = append(secs, section{heading: strings.TrimSpace(strings.TrimPrefix(line, "##"))})
 			continue
 		}
-		if !titleDropped && len(secs) == 1 && strings.HasPrefix(line, "# ") && strings.TrimSpace(line[2:]) == title {
+		if !titleDropped && len(secs) == 1 && strings.HasPrefix(line, "# ") && PlainHeading(line[2:]) == title {
 			titleDropped = true
 			continue
 		}

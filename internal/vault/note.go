@@ -13,12 +13,14 @@ import "time"
 
 // Frontmatter is the part of a note's YAML frontmatter vault-rag reads. Unknown keys are ignored.
 type Frontmatter struct {
+	Title   string   `json:"title,omitempty"` // on one line, as written
 	Type    string   `json:"type,omitempty"`
 	Date    string   `json:"date,omitempty"` // as written (2020-02-05, 20200205, 2020/02/05T10:30, ...); see Note.Date for the date read from it
 	Project string   `json:"project,omitempty"`
 	Status  string   `json:"status,omitempty"`
 	Source  string   `json:"source,omitempty"`
-	Topics  []string `json:"topics,omitempty"`
+	Topics  []string `json:"topics,omitempty"` // topics, else tags
+	Tags    []string `json:"tags,omitempty"`   // tags, also when there are topics
 	// Aliases are the note's other names ("aliases", and the older
 	// "alias"), as written: the quick switcher finds a note by them, and
 	// so does a search of titles.
@@ -28,7 +30,8 @@ type Frontmatter struct {
 // Note is one markdown file of the vault, parsed.
 type Note struct {
 	Path        string      // vault-relative, slash-separated, with ".md"
-	Title       string      // the first "# " heading, else the file name
+	Title       string      // the frontmatter title, else the first "# " heading, else the file name; without link markup
+	Heading1    string      // the first "# " heading without link markup, "" without one
 	Frontmatter Frontmatter // the YAML block at the top
 	Date        time.Time   // frontmatter date, else a date in the file name, else the file time
 	DateSource  string      // "frontmatter", "filename" or "mtime"
@@ -39,6 +42,7 @@ type Note struct {
 	Warnings    []Problem // what was wrong with the file but did not stop indexing it
 	Chunks      []Chunk
 	Links       []Link
+	Tags        []string // the frontmatter's topics and tags and the inline #tags, lower-cased, each once
 }
 
 // Chunk is one "## " section of a note (or the text before the first one), or a

@@ -34,7 +34,7 @@ func ParseNote(relPath string, raw []byte, modTime time.Time) Note {
 		n.Warnings = append(n.Warnings, warns...)
 	}
 	n.Body = body
-	n.Title = titleOf(body, relPath)
+	n.Title, n.Heading1 = titleOf(n.Frontmatter.Title, body, relPath)
 	var dateErr error
 	n.Date, n.DateSource, dateErr = effectiveDate(n.Frontmatter.Date, relPath, modTime)
 	if dateErr != nil {
@@ -49,7 +49,48 @@ func ParseNote(relPath string, raw []byte, modTime time.Time) Note {
 		})
 	}
 	n.Links = ExtractLinks(body)
+	n.Tags = noteTags(n.Frontmatter, body)
 	return n
+}
+
+// MaxTags bounds the tags kept of one note: a note of a hundred thousand
+// "#words" is not a hundred thousand topics.
+const MaxTags = 64
+
+var inlineTag = regexp.MustCompile(`(?:^|[\s(])#([\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)`)
+
+// noteTags are the frontmatter's topics and tags and the body's inline
+// #tags (outside code), lower-cased, each once, in that order, at most
+// MaxTags. An inline tag is Obsidian's: "#" after a space or the line's
+// start, then letters, digits, "_", "-" and "/", not digits alone.
+func noteTags(fm Frontmatter, body string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if t = strings.ToLower(strings.Trim(t, "/")); t != "" && !seen[t] && len(out) < MaxTags {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	for _, t := range fm.Topics {
+		add(t)
+	}
+	for _, t := range fm.Tags {
+		add(t)
+	}
+	var fence fenceState
+	for _, line := range strings.Split(body, "\n") {
+		if len(out) >= MaxTags {
+			break
+		}
+		if fence.update(line) || !strings.Contains(line, "#") {
+			continue
+		}
+		for _, m := range inlineTag.FindAllStringSubmatch(stripInlineCode(line), -1) {
+			add(m[1])
+		}
+	}
+	return out
 }
 
 // normalizeText makes the text UTF-8 with LF line ends and no byte-order mark.
@@ -119,6 +160,8 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 		switch key {
 		case "type":
 			m.Type = scalar(v)
+		case "title":
+			m.Title = oneLine(scalar(v))
 		case "date":
 			m.Date = scalar(v)
 		case "project":
@@ -128,6 +171,9 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 		case "source":
 			m.Source = scalar(v)
 		case "topics", "tags":
+			if key == "tags" {
+				m.Tags = stringList(v)
+			}
 			if key == "tags" && m.Topics != nil {
 				continue // topics wins over tags
 			}
@@ -205,21 +251,51 @@ func stringList(v *yaml.Node) []string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// titleOf returns the first level-one heading outside code fences, else the
-// file name without its extension.
-func titleOf(body, relPath string) string {
+// titleOf returns a note's title: the frontmatter title, else the first
+// level-one heading outside code fences, else the file name without its
+// extension, each as a reader sees it rendered (PlainHeading: "[Linux
+// snippets](https://…)" is "Linux snippets"). heading1 is that first
+// level-one heading, plain, "" without one: a search of titles finds the
+// note by it too (Note.TitleNames).
+func titleOf(fmTitle, body, relPath string) (title, heading1 string) {
 	var fence fenceState
 	for _, line := range strings.Split(body, "\n") {
 		if fence.update(line) {
 			continue
 		}
 		if strings.HasPrefix(line, "# ") {
-			if t := strings.TrimSpace(line[2:]); t != "" {
-				return t
+			if t := PlainHeading(line[2:]); t != "" {
+				heading1 = t
+				break
 			}
 		}
 	}
+	switch {
+	case PlainHeading(fmTitle) != "":
+		return PlainHeading(fmTitle), heading1
+	case heading1 != "":
+		return heading1, heading1
+	}
+	return fileStem(relPath), heading1
+}
+
+func fileStem(relPath string) string {
 	return strings.TrimSuffix(path.Base(relPath), path.Ext(relPath))
+}
+
+// TitleNames are the names a search of titles finds the note by, each once:
+// its title, its first level-one heading and its file name (without the
+// extension), then its frontmatter aliases.
+func (n *Note) TitleNames() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range append([]string{n.Title, n.Heading1, fileStem(n.Path)}, n.Frontmatter.Aliases...) {
+		if k := strings.ToLower(s); s != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 var fileDate = regexp.MustCompile(`(?:^|/)(\d{4}-\d{2}-\d{2})[^/]*$`)

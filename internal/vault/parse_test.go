@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -122,7 +123,7 @@ func TestParseNote(t *testing.T) {
 			path:       "tags.md",
 			raw:        "---\ntags: [x, Y]\n---\n",
 			title:      "tags",
-			meta:       Frontmatter{Topics: []string{"x", "y"}},
+			meta:       Frontmatter{Topics: []string{"x", "y"}, Tags: []string{"x", "y"}},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 		},
@@ -131,7 +132,7 @@ func TestParseNote(t *testing.T) {
 			path:       "both1.md",
 			raw:        "---\ntopics: [t]\ntags: [g]\n---\n",
 			title:      "both1",
-			meta:       Frontmatter{Topics: []string{"t"}},
+			meta:       Frontmatter{Topics: []string{"t"}, Tags: []string{"g"}},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 		},
@@ -140,7 +141,7 @@ func TestParseNote(t *testing.T) {
 			path:       "both2.md",
 			raw:        "---\ntags: [g]\ntopics: [t]\n---\n",
 			title:      "both2",
-			meta:       Frontmatter{Topics: []string{"t"}},
+			meta:       Frontmatter{Topics: []string{"t"}, Tags: []string{"g"}},
 			date:       mtimeUTC,
 			dateSource: "mtime",
 		},
@@ -343,10 +344,28 @@ func TestParseNote(t *testing.T) {
 			warnings:   []string{"aliases: the value on line 4 is not a name", "aliases: the value on line 5 is not a name", "alias: the value on line 6 is not a name"},
 		},
 		{
-			name:       "a title in the frontmatter is not the title",
+			name:       "a title in the frontmatter is the title",
 			path:       "fmtitle.md",
 			raw:        "---\ntitle: From YAML\n---\ntext\n",
-			title:      "fmtitle",
+			title:      "From YAML",
+			meta:       Frontmatter{Title: "From YAML"},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "the frontmatter title wins over a level-one heading, which is a section",
+			path:       "linux_snippets.md",
+			raw:        "---\ntitle: Linux snippets\n---\n# [Configure nginx](https://tecadmin.net/x/)\ntext\n",
+			title:      "Linux snippets",
+			meta:       Frontmatter{Title: "Linux snippets"},
+			date:       mtimeUTC,
+			dateSource: "mtime",
+		},
+		{
+			name:       "a level-one heading's link markup is not part of the title",
+			path:       "rules.md",
+			raw:        "# [Inhibit rules](https://prometheus.io/docs/)\ntext\n",
+			title:      "Inhibit rules",
 			date:       mtimeUTC,
 			dateSource: "mtime",
 		},
@@ -398,5 +417,49 @@ func TestParseNoteLinks(t *testing.T) {
 	want := []Link{{Target: "b"}, {Target: "c", Heading: "H", Alias: "see c"}}
 	if !reflect.DeepEqual(n.Links, want) {
 		t.Errorf("Links = %#v, want %#v", n.Links, want)
+	}
+}
+
+func TestTitleNames(t *testing.T) {
+	for _, c := range []struct {
+		path, raw string
+		want      []string
+	}{
+		{"linux_snippets.md", "---\ntitle: Linux snippets\naliases: [snippets]\n---\n# [Configure nginx](https://x)\n", []string{"Linux snippets", "Configure nginx", "linux_snippets", "snippets"}},
+		{"Plain.md", "# plain\n", []string{"plain"}},
+		{"dir/note.md", "text\n", []string{"note"}},
+	} {
+		n := ParseNote(c.path, []byte(c.raw), testTime)
+		if got := n.TitleNames(); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: TitleNames = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
+
+func TestNoteTags(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want []string
+	}{
+		{"---\ntopics: [t]\ntags: [g, T]\n---\n", []string{"t", "g"}},
+		{"# Title\nSee #Go and #release/early-access, (#paren) #2024 not, a#b not, `#code` not.\n", []string{"go", "release/early-access", "paren"}},
+		{"```\n#include <x>\n```\n## Heading #tag\n", []string{"tag"}},
+		{"---\ntags: go\n---\n#GO again #v1\n", []string{"go", "v1"}},
+	} {
+		n := ParseNote("a.md", []byte(c.raw), testTime)
+		if !reflect.DeepEqual(n.Tags, c.want) {
+			t.Errorf("%q: Tags = %q, want %q", c.raw, n.Tags, c.want)
+		}
+	}
+	many := strings.Repeat("#t", 1) + strings.Repeat(" #x", 3) // the same tag repeated counts once
+	if got := ParseNote("b.md", []byte(many), testTime).Tags; !reflect.DeepEqual(got, []string{"t", "x"}) {
+		t.Errorf("repeated tags = %q", got)
+	}
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "#tag%d ", i)
+	}
+	if got := len(ParseNote("c.md", []byte(b.String()), testTime).Tags); got != MaxTags {
+		t.Errorf("a note of 1000 tags keeps %d, want %d", got, MaxTags)
 	}
 }

@@ -1,0 +1,428 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vault"
+	"github.com/vault-rag/vault-rag/stages"
+)
+
+// Detail is how much of each found note an answer shows.
+type Detail string
+
+// The details a caller may ask for. DetailPassage is the default: the
+// answer@1 and bytes-per-answer columns of docs/results.md measure it against
+// the others (`make eval`).
+const (
+	// DetailBrief: one passage per note of at most BriefBytes, the best
+	// sentence and what fits around it.
+	DetailBrief Detail = "brief"
+	// DetailPassage: the best passages of the first PassageNotes notes, at
+	// most PassageBytes each, a second from another section when it matches
+	// as well; the notes after them brief.
+	DetailPassage Detail = "passage"
+	// DetailSection: the whole section the best passage sits in, at most
+	// SectionBytes, for every note.
+	DetailSection Detail = "section"
+)
+
+// Passage budgets, in bytes of text.
+const (
+	BriefBytes   = 240
+	PassageBytes = 700
+	SectionBytes = 4000
+	// PassageNotes is how many notes DetailPassage shows in full.
+	PassageNotes = 3
+)
+
+// ParseDetail reads a caller's detail; "" is DetailPassage.
+func ParseDetail(s string) (Detail, error) {
+	switch Detail(s) {
+	case "":
+		return DetailPassage, nil
+	case DetailBrief, DetailPassage, DetailSection:
+		return Detail(s), nil
+	}
+	return "", fmt.Errorf("%w: detail %q is not %s, %s or %s", ErrBadQuery, s, DetailBrief, DetailPassage, DetailSection)
+}
+
+// Passage is a part of a found note: whole sentences or lines around the
+// ones that best match the query, under the heading path where they sit.
+type Passage struct {
+	HeadingPath []string // plain headings, outermost first; empty before the first heading
+	Text        string
+	Cut         bool // the section goes on past Text
+}
+
+// unit is one sentence, list item, table row or code line of a note.
+type unit struct {
+	text    string
+	line    int // index of the source line in the note's units: units of one line join with a space
+	section int // index into sections
+	score   float64
+	terms   []string
+}
+
+// noteUnits is a note cut into units, with its sections' heading paths.
+type noteUnits struct {
+	units    []unit
+	sections [][]string
+	chunkSec map[int64]int // the section a chunk starts in
+}
+
+// splitNote cuts a note's chunks (in order) into units. A section is the
+// text under one heading of any level; the heading path carries every
+// enclosing heading, across chunks ("## " headings start chunks; "#" and
+// "###".. lines sit inside their bodies).
+func splitNote(chunks []index.ChunkRow) noteUnits {
+	var nu noteUnits
+	nu.chunkSec = map[int64]int{}
+	var stack []vault.Heading // enclosing headings, levels increasing
+	push := func(level int, text string) {
+		for len(stack) > 0 && stack[len(stack)-1].Level >= level {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, vault.Heading{Level: level, Plain: vault.PlainHeading(text)})
+		path := make([]string, len(stack))
+		for i, h := range stack {
+			path[i] = h.Plain
+		}
+		nu.sections = append(nu.sections, path)
+	}
+	nu.sections = append(nu.sections, nil)
+	line := 0
+	for _, c := range chunks {
+		if c.Heading != "" && c.Part <= 1 {
+			push(2, c.Heading)
+		}
+		nu.chunkSec[c.ID] = len(nu.sections) - 1
+		var fence fenceTracker
+		for _, l := range strings.Split(c.Body, "\n") {
+			inCode := fence.update(l)
+			t := strings.TrimSpace(l)
+			if t == "" {
+				continue
+			}
+			if !inCode {
+				if level, text, ok := headingLine(t); ok {
+					push(level, text)
+					continue
+				}
+			}
+			line++
+			sec := len(nu.sections) - 1
+			if inCode {
+				nu.units = append(nu.units, unit{text: l, line: line, section: sec})
+				continue
+			}
+			for _, s := range sentences(t) {
+				nu.units = append(nu.units, unit{text: s, line: line, section: sec})
+			}
+		}
+	}
+	return nu
+}
+
+// headingLine reads a line as an ATX heading, as vault.Outline does.
+func headingLine(t string) (int, string, bool) {
+	hs := vault.Outline(t)
+	if len(hs) != 1 || hs[0].Start != 0 {
+		return 0, "", false
+	}
+	return hs[0].Level, hs[0].Text, true
+}
+
+// fenceTracker follows code fences line by line.
+type fenceTracker struct{ marker string }
+
+func (f *fenceTracker) update(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	if f.marker != "" {
+		if strings.HasPrefix(t, f.marker) {
+			f.marker = ""
+		}
+		return true
+	}
+	for _, m := range []string{"```", "~~~"} {
+		if strings.HasPrefix(t, m) {
+			f.marker = m
+			return true
+		}
+	}
+	return false
+}
+
+// sentences splits one line of prose after sentence-ending punctuation
+// followed by a space (". ", "? ", "! ") or after a full-width stop
+// ("。", "？", "！"). A list item or table row is one line, so one unit
+// unless it holds several sentences.
+func sentences(line string) []string {
+	var out []string
+	start := 0
+	for i, r := range line {
+		end := -1
+		switch r {
+		case '。', '？', '！':
+			end = i + utf8.RuneLen(r)
+		case '.', '?', '!':
+			if j := i + 1; j < len(line) && line[j] == ' ' && j+1 < len(line) && !abbreviation(line[start:i]) {
+				next, _ := utf8.DecodeRuneInString(line[j+1:])
+				if unicode.IsUpper(next) || unicode.IsDigit(next) || strings.ContainsRune("\"'([`*", next) {
+					end = j
+				}
+			}
+		}
+		if end > start {
+			if s := strings.TrimSpace(line[start:end]); s != "" {
+				out = append(out, s)
+			}
+			start = end
+		}
+	}
+	if s := strings.TrimSpace(line[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// abbreviation reports whether text ends in a word that a period does not
+// end a sentence after ("e.g", "Dr", a single letter).
+func abbreviation(text string) bool {
+	i := strings.LastIndexAny(text, " (")
+	w := strings.ToLower(text[i+1:])
+	switch w {
+	case "e.g", "i.e", "etc", "vs", "dr", "mr", "mrs", "ms", "no", "fig", "cf":
+		return true
+	}
+	return utf8.RuneCountInString(w) == 1
+}
+
+// queryTerms are the words a passage is chosen by, each with its weight:
+// the question's words count most, the caller's keywords less, its
+// hypothetical answer least; stopwords count for nothing. A term's weight
+// is then divided by how common it is in the note (idf within the note).
+type queryTerms struct {
+	weight   map[string]float64
+	question []questionTerm // the question's own terms, stopwords out, in order, each once
+}
+
+type questionTerm struct{ word, stem string }
+
+func newQueryTerms(req Request) queryTerms {
+	q := queryTerms{weight: map[string]float64{}}
+	add := func(text string, w float64, question bool) {
+		for _, t := range stages.Terms(text) {
+			if stages.IsStopword(stages.StopwordsNLTK, t) {
+				continue
+			}
+			word := t
+			t = stem(t)
+			if _, ok := q.weight[t]; !ok && question {
+				q.question = append(q.question, questionTerm{word, t})
+			}
+			q.weight[t] = max(q.weight[t], w)
+		}
+	}
+	add(req.Text, 1, true)
+	add(req.Keywords, 0.7, false)
+	add(req.Answer, 0.4, false)
+	return q
+}
+
+// stem folds the commonest English inflections, so "limits" meets "limit"
+// and "configured" meets "configure".
+func stem(t string) string {
+	if len(t) < 5 {
+		return t
+	}
+	for _, suf := range []string{"ing", "ies", "ied", "es", "ed", "s"} {
+		if strings.HasSuffix(t, suf) && len(t)-len(suf) >= 3 {
+			t = strings.TrimSuffix(t, suf)
+			if suf == "ies" || suf == "ied" {
+				t += "y"
+			}
+			break
+		}
+	}
+	return strings.TrimSuffix(t, "e")
+}
+
+// scoreUnits gives each unit the weights of the query terms it holds,
+// divided by the log of how many of the note's units hold each, plus a
+// third of that for the terms of its heading path.
+func (nu *noteUnits) scoreUnits(q queryTerms) {
+	df := map[string]int{}
+	for i := range nu.units {
+		u := &nu.units[i]
+		seen := map[string]bool{}
+		for _, t := range stages.Terms(u.text) {
+			t = stem(t)
+			if _, ok := q.weight[t]; ok && !seen[t] {
+				seen[t] = true
+				u.terms = append(u.terms, t)
+				df[t]++
+			}
+		}
+	}
+	secScore := make([]float64, len(nu.sections))
+	for i, path := range nu.sections {
+		seen := map[string]bool{}
+		for _, t := range stages.Terms(strings.Join(path, " ")) {
+			t = stem(t)
+			if w, ok := q.weight[t]; ok && !seen[t] {
+				seen[t] = true
+				secScore[i] += w / 3
+			}
+		}
+	}
+	for i := range nu.units {
+		u := &nu.units[i]
+		for _, t := range u.terms {
+			u.score += q.weight[t] / (1 + math.Log(float64(df[t])))
+		}
+		u.score += secScore[u.section]
+	}
+}
+
+// choosePassages picks up to max passages of at most budget bytes each: the
+// best unit and its neighbours within its section, then the best unit of
+// another section that scores at least 0.8 of the first. With no unit
+// matching, the passage is the start of the section of the chunk the
+// search ranked (prefer). Under DetailSection a passage is the whole
+// section, cut at budget.
+func (nu *noteUnits) choosePassages(prefer int64, detail Detail, budget, n int) []Passage {
+	if len(nu.units) == 0 {
+		return nil
+	}
+	order := make([]int, len(nu.units))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return nu.units[order[a]].score > nu.units[order[b]].score })
+	best := order[0]
+	if nu.units[best].score == 0 {
+		best = -1
+		sec, ok := nu.chunkSec[prefer]
+		for i, u := range nu.units {
+			if !ok || u.section >= sec {
+				best = i
+				break
+			}
+		}
+		if best < 0 {
+			best = 0
+		}
+		return []Passage{nu.window(best, detail, budget)}
+	}
+	out := []Passage{nu.window(best, detail, budget)}
+	used := map[int]bool{nu.units[best].section: true}
+	for _, i := range order[1:] {
+		if len(out) >= n || nu.units[i].score < 0.8*nu.units[best].score {
+			break
+		}
+		if used[nu.units[i].section] {
+			continue
+		}
+		used[nu.units[i].section] = true
+		out = append(out, nu.window(i, detail, budget))
+	}
+	return out
+}
+
+// window grows a passage around unit i within its section: the following
+// unit, then the preceding one, in turn, while they fit in budget. Under
+// DetailSection it starts at the section's first unit.
+func (nu *noteUnits) window(i int, detail Detail, budget int) Passage {
+	sec := nu.units[i].section
+	lo, hi := i, i
+	if detail == DetailSection {
+		for lo > 0 && nu.units[lo-1].section == sec {
+			lo--
+		}
+		hi = lo
+	}
+	size := len(nu.units[lo].text)
+	fits := func(j int) bool {
+		return j >= 0 && j < len(nu.units) && nu.units[j].section == sec && size+1+len(nu.units[j].text) <= budget
+	}
+	for {
+		grew := false
+		if fits(hi + 1) {
+			hi++
+			size += 1 + len(nu.units[hi].text)
+			grew = true
+		}
+		if detail != DetailSection && fits(lo-1) {
+			lo--
+			size += 1 + len(nu.units[lo].text)
+			grew = true
+		}
+		if !grew {
+			break
+		}
+	}
+	var b strings.Builder
+	for j := lo; j <= hi; j++ {
+		if j > lo {
+			if nu.units[j].line == nu.units[j-1].line {
+				b.WriteByte(' ')
+			} else {
+				b.WriteByte('\n')
+			}
+		}
+		b.WriteString(nu.units[j].text)
+	}
+	text := b.String()
+	if len(text) > budget {
+		text = cutUTF8(text, budget)
+	}
+	cut := hi+1 < len(nu.units) && nu.units[hi+1].section == sec
+	return Passage{HeadingPath: nu.sections[sec], Text: text, Cut: cut}
+}
+
+// cutUTF8 cuts s to at most n bytes on a rune boundary, then back to the
+// last space past the half-way mark, with an ellipsis.
+func cutUTF8(s string, n int) string {
+	n -= len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	cut := s[:n]
+	if i := strings.LastIndexAny(cut, " \n"); i > n/2 {
+		cut = cut[:i]
+	}
+	return cut + "…"
+}
+
+// matchedTerms are the question's terms the note holds (title included)
+// and those it does not.
+func matchedTerms(q queryTerms, title string, nu *noteUnits) (found, missing []string) {
+	has := map[string]bool{}
+	for _, t := range stages.Terms(title) {
+		has[stem(t)] = true
+	}
+	for _, p := range nu.sections {
+		for _, t := range stages.Terms(strings.Join(p, " ")) {
+			has[stem(t)] = true
+		}
+	}
+	for _, u := range nu.units {
+		for _, t := range u.terms {
+			has[t] = true
+		}
+	}
+	for _, t := range q.question {
+		if has[t.stem] {
+			found = append(found, t.word)
+		} else {
+			missing = append(missing, t.word)
+		}
+	}
+	return found, missing
+}
