@@ -19,10 +19,10 @@ import (
 // vault_read's limits (docs/mcp.md, "vault_read").
 const (
 	// DefaultReadBytes is how much text one vault_read returns when the
-	// caller does not say: about 1,500 tokens. Most sections of a note fit
-	// whole (on the demo vault every "## " section does, and all but one
-	// note), while a long note comes a page at a time instead of filling the
-	// caller's context at once.
+	// caller does not say: about 1,500 tokens. A typical section fits whole
+	// (on the demo vault 140 of its 141 "## " sections, median 441 bytes,
+	// and 34 of its 35 notes), while a long note comes a page at a time
+	// instead of filling the caller's context at once.
 	DefaultReadBytes = 6000
 	MinReadBytes     = 500
 	MaxReadBytes     = 100_000
