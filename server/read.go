@@ -147,10 +147,12 @@ func (s *Server) read(ctx context.Context, a args) (ReadResult, error) {
 		return ReadResult{}, err
 	}
 	var src embedSource
-	if h, release, err := s.acquire(ctx); err == nil {
-		defer release()
-		src = &serverEmbeds{s: s, ctx: ctx, db: h.db}
-	} // without an index, embeds stay as written
+	if strings.Contains(d.n.Body, "![[") { // the index only to resolve embeds
+		if h, release, err := s.acquire(ctx); err == nil {
+			defer release()
+			src = &serverEmbeds{s: s, ctx: ctx, db: h.db}
+		} // without an index, embeds stay as written
+	}
 	return d.read(req, src)
 }
 
