@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -221,4 +222,19 @@ func (d *DB) List(ctx context.Context, f Filter, offset, limit int) ([]NoteRow, 
 		out = append(out, n)
 	}
 	return out, total, rows.Err()
+}
+
+// ResolveLink finds the note a wikilink's target names, as the build
+// resolves links (resolveLinks): the note whose path without ".md" is the
+// target, else the first in path order whose file name is, both compared
+// case-insensitively. ok is false when no note is named so.
+func (d *DB) ResolveLink(ctx context.Context, target string) (path string, ok bool, err error) {
+	key := strings.ToLower(strings.TrimSuffix(target, ".md"))
+	err = d.sql.QueryRowContext(ctx, `SELECT coalesce(
+		(SELECT path FROM notes WHERE key = ?1),
+		(SELECT path FROM notes WHERE base = ?1 ORDER BY path LIMIT 1), '')`, key).Scan(&path)
+	if err != nil {
+		return "", false, err
+	}
+	return path, path != "", nil
 }

@@ -234,7 +234,7 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.readNote(ctx, rel, "")
+	out, err := s.readNote(ctx, rel)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ToolRead, err)
 	}

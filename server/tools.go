@@ -214,17 +214,6 @@ func searchDef(ls vault.Languages) mcp.Tool {
 	return mcp.NewTool(ToolSearch, search...)
 }
 
-func readDef() mcp.Tool {
-	return mcp.NewTool(ToolRead,
-		mcp.WithDescription(`Read one note, or one "## " section of it, by its vault-relative path (as vault_search and vault_list return it). Returns the note's title, metadata, its section headings, and the text. `+
-			"Absolute paths, '..', backslashes, encoded traversal, NUL bytes and symlinks leading outside the vault are refused."),
-		mcp.WithString("path", mcp.Required(), mcp.Description(`Vault-relative path of the note, as vault_search and vault_list return it, e.g. "projects/plan.md".`)),
-		mcp.WithString("section", mcp.Description(`A "## " heading of the note (case-insensitive) to return only that section.`)),
-		mcp.WithSchemaAdditionalProperties(false),
-		readOnly("Read a note"),
-	)
-}
-
 func listDef() mcp.Tool {
 	list := append([]mcp.ToolOption{
 		mcp.WithDescription("List the vault's notes in path order, filtered by metadata, a page at a time. Returns total, the page, and next_offset when there is more."),
@@ -480,69 +469,6 @@ func (s *Server) checkModels(cfg *pipeline.Config) error {
 		return fmt.Errorf("configuration %s cannot run: %w: %s; run `vault-rag models fetch`, or pass config with a configuration that does not use it", cfg.Name, models.ErrNotInstalled, strings.Join(missing, "; "))
 	}
 	return nil
-}
-
-// ReadResult is vault_read's answer.
-type ReadResult struct {
-	Path  string `json:"path"`
-	Title string `json:"title"`
-	NoteMeta
-	Headings []string `json:"headings"`
-	Section  string   `json:"section,omitempty"`
-	Content  string   `json:"content"`
-}
-
-func (s *Server) read(ctx context.Context, a args) (ReadResult, error) {
-	raw, err := a.requiredStr("path")
-	if err != nil {
-		return ReadResult{}, err
-	}
-	want, err := a.str("section")
-	if err != nil {
-		return ReadResult{}, err
-	}
-	return s.readNote(ctx, raw, want)
-}
-
-// readNote is vault_read, and resources/read, for a path as the client gave
-// it (checked here) and an optional section.
-func (s *Server) readNote(_ context.Context, raw, want string) (ReadResult, error) {
-	rel, err := vault.CleanNotePath(raw)
-	if err != nil {
-		return ReadResult{}, err
-	}
-	data, fi, err := vault.ReadNote(s.realVault, rel)
-	if err != nil {
-		return ReadResult{}, err
-	}
-	n := vault.ParseNote(rel, data, fi.ModTime().UTC())
-	secs := vault.ChunkNote(n.Title, n.Body, nil, 0) // the "## " sections, unsplit
-	out := ReadResult{Path: rel, Title: n.Title, Headings: []string{}, NoteMeta: noteMeta(index.NoteMetaOf(&n), n.DateSource, n.ModTime)}
-	for _, sec := range secs {
-		if sec.Heading != "" {
-			out.Headings = append(out.Headings, sec.Heading)
-		}
-	}
-	if strings.TrimSpace(want) == "" {
-		out.Content = n.Body
-		return out, nil
-	}
-	key := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(want), "##"))
-	var parts []string
-	for _, sec := range secs {
-		if sec.Heading != "" && strings.EqualFold(sec.Heading, key) {
-			out.Section = sec.Heading
-			parts = append(parts, "## "+sec.Heading+"\n\n"+sec.Body)
-		}
-	}
-	if len(parts) == 0 {
-		if len(out.Headings) == 0 {
-			return ReadResult{}, fmt.Errorf("note %s has no %q section: it has no \"## \" sections at all", rel, key)
-		}
-		return ReadResult{}, fmt.Errorf("note %s has no %q section; its sections are: %s", rel, key, quoteAll(out.Headings))
-	}
-	out.Content = strings.Join(parts, "\n\n")
-	return out, nil
 }
 
 // ListResult is vault_list's answer.

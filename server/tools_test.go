@@ -223,14 +223,16 @@ func TestSearchRefusals(t *testing.T) {
 }
 
 type readOut struct {
-	Path     string   `json:"path"`
-	Title    string   `json:"title"`
-	Type     string   `json:"type"`
-	Date     string   `json:"date"`
-	Topics   []string `json:"topics"`
-	Headings []string `json:"headings"`
-	Section  string   `json:"section"`
-	Content  string   `json:"content"`
+	Path       string   `json:"path"`
+	Title      string   `json:"title"`
+	Type       string   `json:"type"`
+	Date       string   `json:"date"`
+	Topics     []string `json:"topics"`
+	Headings   []string `json:"headings"`
+	Section    string   `json:"section"`
+	Lines      string   `json:"lines"`
+	Content    string   `json:"content"`
+	TotalBytes int      `json:"total_bytes"`
 }
 
 func TestRead(t *testing.T) {
@@ -241,7 +243,7 @@ func TestRead(t *testing.T) {
 		if whole.Title != "Idempotency" || whole.Type != "knowledge" || whole.Date != "2025-11-24" || !slices.Contains(whole.Topics, "retries") {
 			t.Errorf("metadata: %+v", whole)
 		}
-		if !slices.Equal(whole.Headings, []string{"What it means", "Idempotency keys", "Where to store the key", "Pitfalls"}) {
+		if !slices.Equal(whole.Headings, []string{"# Idempotency", "## What it means", "## Idempotency keys", "## Where to store the key", "## Pitfalls"}) {
 			t.Errorf("headings %v", whole.Headings)
 		}
 		if !strings.Contains(whole.Content, "at-least-once delivery") || strings.Contains(whole.Content, "topics:") {
@@ -250,7 +252,7 @@ func TestRead(t *testing.T) {
 
 		var sec readOut
 		callOK(t, c, ToolRead, map[string]any{"path": "knowledge/engineering/idempotency.md", "section": "idempotency KEYS"}, &sec)
-		if sec.Section != "Idempotency keys" || !strings.HasPrefix(sec.Content, "## Idempotency keys\n") || strings.Contains(sec.Content, "## Pitfalls") {
+		if sec.Section != "Idempotency › Idempotency keys" || sec.Lines != "19-23" || !strings.HasPrefix(sec.Content, "## Idempotency keys\n") || strings.Contains(sec.Content, "## Pitfalls") {
 			t.Errorf("section read: %+v", sec)
 		}
 		var fenced readOut
@@ -260,11 +262,49 @@ func TestRead(t *testing.T) {
 		}
 
 		msg := callErr(t, c, ToolRead, map[string]any{"path": "knowledge/engineering/idempotency.md", "section": "Nope"})
-		for _, h := range []string{`"Nope"`, `"What it means"`, `"Pitfalls"`} {
+		for _, h := range []string{`"Nope"`, `"Idempotency › What it means"`, `"Idempotency › Pitfalls"`} {
 			if !strings.Contains(msg, h) {
 				t.Errorf("unknown-section error %q lacks %s", msg, h)
 			}
 		}
+
+		var anchored readOut
+		callOK(t, c, ToolRead, map[string]any{"path": "knowledge/engineering/idempotency.md", "anchor": "at-least-once   DELIVERY, every handler"}, &anchored)
+		if anchored.Section != "Idempotency" || !strings.HasPrefix(anchored.Content, "An operation is idempotent") || anchored.Lines != "11-11" {
+			t.Errorf("anchor read: %+v", anchored)
+		}
+		var lines readOut
+		callOK(t, c, ToolRead, map[string]any{"path": "knowledge/engineering/idempotency.md", "lines": "1-2", "max_bytes": MinReadBytes}, &lines)
+		if lines.Content != "---\ntype: knowledge" || lines.TotalBytes != len(lines.Content) {
+			t.Errorf("lines read: %+v", lines)
+		}
+		for _, bad := range []struct {
+			args map[string]any
+			want string
+		}{
+			{map[string]any{"section": "Pitfalls", "lines": "1-2"}, "give one of section, anchor and lines, not section and lines"},
+			{map[string]any{"max_bytes": 10}, `"max_bytes" is 10, outside 500..100000`},
+			{map[string]any{"offset": -1}, `"offset" is -1, outside`},
+			{map[string]any{"anchor": strings.Repeat("a", MaxAnchorBytes+1)}, `"anchor" is 4097 bytes, over the 4096`},
+			{map[string]any{"anchor": "no such passage"}, `anchor "no such passage" is not in note`},
+			{map[string]any{"lines": 7}, `"lines" must be a string`},
+		} {
+			bad.args["path"] = "knowledge/engineering/idempotency.md"
+			if msg := callErr(t, c, ToolRead, bad.args); !strings.Contains(msg, bad.want) {
+				t.Errorf("%v: error %q lacks %q", bad.args, msg, bad.want)
+			}
+		}
+		h, release, err := s.acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for target, want := range map[string]string{"idempotency": "knowledge/engineering/idempotency.md",
+			"Knowledge/Engineering/IDEMPOTENCY.md": "knowledge/engineering/idempotency.md", "no such note": ""} {
+			if got, ok, err := h.db.ResolveLink(context.Background(), target); got != want || ok != (want != "") || err != nil {
+				t.Errorf("ResolveLink(%q) = %q, %v, %v; want %q", target, got, ok, err, want)
+			}
+		}
+		release()
 
 		for _, p := range []string{"reference/100% done.md", "reference/sections-link.md", "./knowledge/engineering/idempotency.md", "knowledge//engineering/idempotency.md"} {
 			var ok readOut

@@ -237,10 +237,11 @@ func TestNoteAnswersJSON(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"read, every field", ReadResult{Path: "a.md", Title: "A", NoteMeta: meta, Headings: []string{"H"}, Section: "H", Content: "c"},
-			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","modified":"2025-03-04","project":"p","status":"s","source":"src","topics":["x"],"headings":["H"],"section":"H","content":"c"}`},
-		{"read, bare", ReadResult{Path: "a.md", Title: "A", NoteMeta: NoteMeta{Date: "2025-01-02"}, Headings: []string{}},
-			`{"path":"a.md","title":"A","date":"2025-01-02","headings":[],"content":""}`},
+		{"read, every field", ReadResult{Path: "a.md", Title: "A", NoteMeta: meta, Headings: []string{"## H"}, HeadingsMore: 2, Section: "A › H", OtherMatches: []string{"A › B › H"},
+			Lines: "3-9", Content: "c", Offset: 5, NextOffset: new(6), TotalBytes: 9},
+			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","modified":"2025-03-04","project":"p","status":"s","source":"src","topics":["x"],"headings":["## H"],"headings_more":2,"section":"A › H","other_matches":["A › B › H"],"lines":"3-9","content":"c","offset":5,"next_offset":6,"total_bytes":9}`},
+		{"read, bare", ReadResult{Path: "a.md", Title: "A", NoteMeta: NoteMeta{Date: "2025-01-02"}},
+			`{"path":"a.md","title":"A","date":"2025-01-02","content":"","offset":0,"total_bytes":0}`},
 		{"list, every field", listNote(index.NoteRow{ID: 7, Path: "a.md", Title: "A", NoteMeta: imeta, DateSource: "frontmatter", Modified: mod, Warnings: []string{"w"}}),
 			`{"path":"a.md","title":"A","type":"knowledge","date":"2025-01-02","modified":"2025-03-04","project":"p","status":"s","topics":["x"]}`},
 		{"list, a date from the file name", listNote(index.NoteRow{Path: "2025-01-02-a.md", Title: "A", NoteMeta: index.NoteMeta{Date: "2025-01-02"}, DateSource: "filename", Modified: mod}),

@@ -190,7 +190,7 @@ func TestBuildPlan(t *testing.T) {
 
 // TestChecks feeds the answer checks right and wrong answers.
 func TestChecks(t *testing.T) {
-	cat := catalog{Notes: []note{{Path: "a/one.md", NoteMeta: server.NoteMeta{Type: "knowledge"}, Headings: []string{"Alpha"}}}, Queries: []string{"q"}}
+	cat := catalog{Notes: []note{{Path: "a/one.md", NoteMeta: server.NoteMeta{Type: "knowledge"}, Headings: []string{"## Alpha"}}}, Queries: []string{"q"}}
 	g := generator{cat: cat, rng: rand.New(rand.NewPCG(1, 2))}
 	var list step
 	for range 1000 { // an unfiltered first page
@@ -223,11 +223,11 @@ func TestChecks(t *testing.T) {
 			break
 		}
 	}
-	okRead := `{"path":"a/one.md","section":"Alpha","headings":["Alpha"],"content":"## Alpha\n\ntext"}`
+	okRead := `{"path":"a/one.md","section":"One › Alpha","headings":["## Alpha"],"content":"## Alpha\n\ntext"}`
 	if err := read.check(okRead); err != nil {
 		t.Errorf("a right read fails its check: %v", err)
 	}
-	if err := read.check(strings.Replace(okRead, `"section":"Alpha"`, `"section":"Beta"`, 1)); err == nil {
+	if err := read.check(strings.Replace(okRead, `"section":"One › Alpha"`, `"section":"One › Beta"`, 1)); err == nil {
 		t.Error("a read of the wrong section passes its check")
 	}
 

@@ -304,9 +304,9 @@ func (g generator) read() step {
 	args := map[string]any{"path": n.Path}
 	section := ""
 	if len(n.Headings) > 0 && g.rng.IntN(2) == 0 {
-		section = pick(g.rng, n.Headings)
+		section = pick(g.rng, n.Headings) // an outline entry: "## Heading" or "### Parent › Heading"
 		if g.rng.IntN(4) == 0 {
-			section = "## " + strings.ToLower(section) // the forms the tool accepts
+			section = strings.ToLower(strings.TrimLeft(section, "# ")) // the forms the tool accepts
 		}
 		args["section"] = section
 	}
@@ -320,13 +320,13 @@ func (g generator) read() step {
 		if err := decode(text, &res); err != nil {
 			return err
 		}
-		want := strings.TrimSpace(strings.TrimPrefix(section, "##"))
+		want := strings.ToLower(strings.TrimLeft(section, "# "))
 		switch {
 		case res.Path != n.Path:
 			return fmt.Errorf("read %s returned %s", n.Path, res.Path)
 		case res.Content == "":
 			return fmt.Errorf("read %s returned no content", n.Path)
-		case section != "" && !strings.EqualFold(res.Section, want):
+		case section != "" && !strings.HasSuffix(strings.ToLower(res.Section), want):
 			return fmt.Errorf("read %s section %q returned section %q", n.Path, section, res.Section)
 		case !slices.Equal(res.Headings, n.Headings):
 			return fmt.Errorf("read %s: headings %q, earlier %q", n.Path, res.Headings, n.Headings)

@@ -93,6 +93,14 @@ func noteTags(fm Frontmatter, body string) []string {
 	return out
 }
 
+// NormalizeText is a note file's text as ParseNote reads it: UTF-8 (invalid
+// bytes replaced), LF line ends, no byte-order mark. A note's Body is a suffix
+// of it, so the file line of a body offset can be counted in it.
+func NormalizeText(raw []byte) string {
+	var ignored []Problem
+	return normalizeText(raw, &ignored)
+}
+
 // normalizeText makes the text UTF-8 with LF line ends and no byte-order mark.
 func normalizeText(raw []byte, warnings *[]Problem) string {
 	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
