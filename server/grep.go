@@ -156,7 +156,10 @@ func (s *Server) grep(ctx context.Context, a args) (GrepResult, error) {
 	if budget == 0 {
 		budget = DefaultGrepBudget
 	}
-	out := runGrep(ctx, s.realVault, notes, r, time.Now().Add(budget))
+	out, err := runGrep(ctx, s.realVault, notes, r, time.Now().Add(budget))
+	if err != nil {
+		return GrepResult{}, err
+	}
 	out.WaitedMS = waited.Milliseconds()
 	if !out.Complete {
 		out.Note = strings.TrimSpace(fmt.Sprintf("The search stopped after %g s, having searched %d of %d notes: the counts and lines are of those; narrow it with path or glob. %s",
@@ -614,12 +617,18 @@ type noteHits struct {
 	lines                []GrepLine // the first of its matching lines, up to what was kept
 }
 
-// runGrep searches the notes (vault-relative paths under root) with a pool of
-// workers, in the answer's order, until the deadline, and assembles the
+// runGrep searches the notes (vault-relative paths under root, read as
+// vault_read reads them: within the vault, regular files within the size
+// bound, not binary) with a pool of workers, in the answer's order, until the deadline, and assembles the
 // answer. Memory is bounded: a note's matching lines are counted, and only a
 // bounded number of excerpts (grepExcerpt bytes each) is kept while
 // searching; a listed note whose lines were not kept is read again.
-func runGrep(ctx context.Context, root string, notes []grepNote, r grepRequest, deadline time.Time) GrepResult {
+func runGrep(ctx context.Context, root string, notes []grepNote, r grepRequest, deadline time.Time) (GrepResult, error) {
+	rd, err := vault.OpenNoteReader(root)
+	if err != nil {
+		return GrepResult{}, err
+	}
+	defer rd.Close()
 	perNote := r.limit
 	if r.maxPerNote > 0 {
 		perNote = min(perNote, r.maxPerNote)
@@ -645,7 +654,7 @@ func runGrep(ctx context.Context, root string, notes []grepNote, r grepRequest, 
 					stopped.Store(true)
 					return
 				}
-				data, err := readGrepNote(root, notes[i].path)
+				data, _, err := rd.Read(notes[i].path)
 				if err != nil {
 					hits[i] = noteHits{searched: true, unreadable: true}
 					continue
@@ -701,7 +710,7 @@ func runGrep(ctx context.Context, root string, notes []grepNote, r grepRequest, 
 		if len(h.lines) < want && ctx.Err() == nil {
 			// Its lines were not kept (the budget went to notes searched
 			// meanwhile): read it again. Its count stays the first reading's.
-			if data, err := readGrepNote(root, notes[i].path); err == nil {
+			if data, _, err := rd.Read(notes[i].path); err == nil {
 				if again := grepCollect(r.m, data, want); len(again.lines) > len(h.lines) {
 					h.lines = again.lines
 				}
@@ -724,14 +733,7 @@ func runGrep(ctx context.Context, root string, notes []grepNote, r grepRequest, 
 			out.Note = fmt.Sprintf("Listed %d of %d matching lines: raise limit (at most %d), set max_per_note, narrow with path or glob, or use files_only to list every note.", listed, out.Matches, MaxGrepLimit)
 		}
 	}
-	return out
-}
-
-// readGrepNote reads a note as vault_read does: within the vault, a
-// regular file within the size bound, not binary.
-func readGrepNote(root, rel string) ([]byte, error) {
-	data, _, err := vault.ReadNote(root, rel)
-	return data, err
+	return out, nil
 }
 
 // grepCollect counts a note's matching lines and keeps the first keep of them,

@@ -385,3 +385,34 @@ func TestExcerpt(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// TestGrepStaysInVault: a note swapped for a symlink leading outside the
+// vault after the build is not read (the index still lists it).
+func TestGrepStaysInVault(t *testing.T) {
+	dir := t.TempDir()
+	v := filepath.Join(dir, "vault")
+	if err := writeFile(filepath.Join(v, "in.md"), []byte("# In\n\nTOP SECRET? no, inside\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(filepath.Join(dir, "secret.md"), []byte(secret+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "secret.md"), filepath.Join(v, "out.md")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.EvalSymlinks(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := newGrepMatcher("TOP SECRET", false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runGrep(context.Background(), root, []grepNote{{path: "in.md"}, {path: "out.md"}}, grepRequest{m: m, sort: grepSortPath, limit: 10}, time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Unreadable != 1 || out.Matches != 1 || len(out.Results) != 1 || out.Results[0].Path != "in.md" {
+		t.Fatalf("%+v", out)
+	}
+}
