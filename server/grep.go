@@ -755,7 +755,8 @@ func grepCollect(m *grepMatcher, data []byte, keep int) noteHits {
 
 // headingPaths fills in the headings each line is under. The headings are
 // the body's (vault.Outline: outside code fences, after the frontmatter);
-// a frontmatter line is under none.
+// a frontmatter line is under none, and a heading's own line under those
+// enclosing it.
 func headingPaths(data []byte, lines []GrepLine) {
 	body := vault.ParseNote("", data, time.Time{}).Body
 	hs := vault.Outline(body)
@@ -772,6 +773,10 @@ func headingPaths(data []byte, lines []GrepLine) {
 		if bl < 1 || j < 0 {
 			continue
 		}
-		lines[i].Heading = strings.Join(vault.HeadingPath(hs, j), vault.PathSeparator)
+		path := vault.HeadingPath(hs, j)
+		if hs[j].Line == bl {
+			path = path[:len(path)-1] // a heading's own line: the text says it
+		}
+		lines[i].Heading = strings.Join(path, vault.PathSeparator)
 	}
 }

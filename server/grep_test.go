@@ -155,6 +155,12 @@ func TestGrep(t *testing.T) {
 				t.Fatalf("%+v", r)
 			}
 		}},
+		{"a heading's line is under the headings enclosing it", map[string]any{"pattern": "crlf"}, func(t *testing.T, r GrepResult) {
+			want := []GrepLine{{Line: 3, Heading: "Gamma", Text: "## Crlf"}, {Line: 5, Heading: "Gamma › Crlf", Text: "a widget in a CRLF note"}}
+			if len(r.Results) != 1 || !slices.Equal(r.Results[0].Lines, want) {
+				t.Fatalf("%+v", r.Results)
+			}
+		}},
 		{"path", map[string]any{"pattern": "widget", "path": "beta/"}, func(t *testing.T, r GrepResult) {
 			if r.Searched != 2 || r.Matches != 2 || !slices.Equal(r.paths(), []string{"beta/2023-01-15 beta.md", "beta/gamma.md"}) {
 				t.Fatalf("%+v", r)

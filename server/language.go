@@ -140,6 +140,7 @@ func Instructions(ls vault.Languages) string {
 ` + LanguageRule(ls) + `
 Call vault_overview first to learn the vault's folders, types, projects, statuses and topics (the values the filters take) and the span of its dates.
 vault_search finds notes for a question (filters: path, type, project, status, topics, dates);
+vault_grep finds exact text or a regular expression line by line, like grep (which notes mention X, when X first appeared);
 vault_read returns one note or one "## " section by its vault-relative path;
 vault_list pages through notes by metadata; vault_delta tells which candidate items the vault
 already covers; vault_reindex refreshes the index (the server also watches the vault).`
