@@ -30,7 +30,7 @@ func BenchmarkGrep(b *testing.B) {
 		pattern       string
 		regex, cs, fo bool
 	}{
-		{"literal-common", "the", false, false, false},    // in nearly every note
+		{"literal-common", "the", false, false, false},     // in nearly every note
 		{"literal-rare", "wal fsync", false, false, false}, // a phrase of a few notes
 		{"literal-absent", "zqxjv", false, false, false},   // no match: a pure scan
 		{"literal-case", "The", false, true, false},
