@@ -28,7 +28,7 @@ const cliDir = path.join(here, 'node_modules', '@modelcontextprotocol', 'inspect
 // The package's command (mcp-inspector-cli); --cli selects the command-line
 // client, which it runs as a child process.
 const cli = path.join(cliDir, 'build', 'cli.js');
-const TOOLS = ['vault_delta', 'vault_list', 'vault_overview', 'vault_read', 'vault_reindex', 'vault_search'];
+const TOOLS = ['vault_delta', 'vault_grep', 'vault_list', 'vault_overview', 'vault_read', 'vault_reindex', 'vault_search'];
 // A query and the demo note it must find among the first five.
 const QUERY = 'how do I keep a sourdough starter alive';
 const KNOWN = 'personal/baking/sourdough-starter.md';

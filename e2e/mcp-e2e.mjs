@@ -27,7 +27,7 @@ import { LoggingMessageNotificationSchema, ResourceListChangedNotificationSchema
 
 import { Tally, bin, callTool as callToolJSON, demoCopy, exited, finish, freePort, waitForHealth } from './lib.mjs';
 
-const TOOLS = ['vault_delta', 'vault_list', 'vault_overview', 'vault_read', 'vault_reindex', 'vault_search'];
+const TOOLS = ['vault_delta', 'vault_grep', 'vault_list', 'vault_overview', 'vault_read', 'vault_reindex', 'vault_search'];
 const FACETS = ['type', 'project', 'status', 'topics', 'folders'];
 const CALL_TIMEOUT_MS = 300_000; // the first vault_reindex may wait for a full build
 
@@ -109,6 +109,19 @@ async function exercise(client, label, vault) {
   c('vault_list pages through notes', !l.isError && l.json?.notes?.length === Math.min(5, l.json?.total ?? 0) &&
     l.json.total === re.json?.notes && (l.json.total > 5 ? l.json.next_offset === 5 : l.json.next_offset === undefined),
     l.text.slice(0, 300));
+
+  const g = await callTool(client, 'vault_grep', { pattern: 'SOURDOUGH', limit: 3 });
+  const gn = g.json?.results ?? [];
+  c('vault_grep lists matching lines by note, with counts of all of them', !g.isError && g.json.complete === true &&
+    g.json.matches >= gn.reduce((n, x) => n + x.lines.length, 0) && g.json.notes >= gn.length && gn.length > 0 &&
+    gn.some((x) => x.path === 'personal/baking/sourdough-starter.md') &&
+    gn.every((x) => x.lines.every((ln) => Number.isInteger(ln.line) && ln.line > 0 && /sourdough/i.test(ln.text))),
+    g.text.slice(0, 400));
+  const gf = await callTool(client, 'vault_grep', { pattern: 'sourdough', files_only: true, sort: 'date' });
+  c('vault_grep files_only lists notes with their dates', !gf.isError && gf.json?.results?.length === gf.json?.notes &&
+    gf.json.results.every((x) => x.lines === undefined && /^\d{4}-\d{2}-\d{2}$/.test(x.date)), gf.text.slice(0, 300));
+  const ge = await callTool(client, 'vault_grep', { pattern: 'a*', regex: true });
+  c('vault_grep refuses a pattern matching the empty string', ge.isError && /empty string/.test(ge.text), ge.text.slice(0, 200));
 
   const o = await callTool(client, 'vault_overview', {});
   const facetOK = (f) => f && Array.isArray(f.values) && Number.isInteger(f.more) && Number.isInteger(f.without) &&

@@ -238,3 +238,30 @@ func (d *DB) ResolveLink(ctx context.Context, target string) (path string, ok bo
 	}
 	return path, path != "", nil
 }
+
+// NoteDate is a note's path and date, as stored.
+type NoteDate struct {
+	Path       string
+	Date       string // YYYY-MM-DD
+	DateSource string // "frontmatter", "filename" or "mtime"
+}
+
+// NoteDates returns the path and date of every note whose path starts with
+// prefix ("" for all), in path order: what vault_grep reads.
+func (d *DB) NoteDates(ctx context.Context, prefix string) ([]NoteDate, error) {
+	where, args := Filter{PathPrefix: prefix}.where()
+	rows, err := d.sql.QueryContext(ctx, `SELECT n.path, n.date, n.date_source FROM notes n WHERE `+where+` ORDER BY n.path`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list notes: %w", err)
+	}
+	defer rows.Close()
+	var out []NoteDate
+	for rows.Next() {
+		var n NoteDate
+		if err := rows.Scan(&n.Path, &n.Date, &n.DateSource); err != nil {
+			return nil, fmt.Errorf("list notes: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

@@ -138,10 +138,14 @@ func languageInfo(db *index.DB, langs vault.Languages) LanguageInfo {
 func Instructions(ls vault.Languages) string {
 	return `vault-rag searches a folder of markdown notes (an Obsidian-style vault).
 ` + LanguageRule(ls) + `
-Call vault_overview first to learn the vault's folders, types, projects, statuses and topics (the values the filters take) and the span of its dates.
-vault_search finds notes for a question (filters: path, type, project, status, topics, dates);
-vault_read reads a note by its vault-relative path, a page at a time, or one part of it: a section
-(any heading or heading path), an anchor passage, or file lines;
+Start with vault_search: send the question, with keywords and a hypothetical_answer. Each note found
+comes with the passages that best match, under their heading path, and a match saying which of your
+words it holds; the first notes' passages often hold the answer, so read further only when they do not.
+vault_read reads more of a note: a section (any heading, or a passage's heading path), an anchor
+passage, or file lines, a page at a time.
+vault_grep finds exact text or a regular expression line by line, like grep: for which notes mention X,
+for exact names, codes and keys, and with sort "date" for when X first appeared.
+vault_overview lists the values the filters take (folders, types, projects, statuses, topics, dates);
 vault_list pages through notes by metadata; vault_delta tells which candidate items the vault
 already covers; vault_reindex refreshes the index (the server also watches the vault).`
 }

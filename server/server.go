@@ -90,6 +90,9 @@ type Options struct {
 	// wrapBuild, when set (tests), wraps the reindexer's build before any
 	// run can start.
 	wrapBuild func(func(context.Context) (index.Report, error)) func(context.Context) (index.Report, error)
+	// grepBudget, when set (tests), is how long a vault_grep call searches
+	// instead of DefaultGrepBudget.
+	grepBudget time.Duration
 	// openIndex, when set (tests), opens the index instead of index.Open.
 	openIndex func(ctx context.Context, path string) (*index.DB, error)
 	// wrapEmbedder, when set (tests), wraps the embedder builds embed with.

@@ -143,6 +143,7 @@ func reindexLimit(o Options) time.Duration { return o.ReindexTimeout }
 func toolSpecs(ls vault.Languages) []toolSpec {
 	return []toolSpec{
 		tool(searchDef(ls), (*Server).search, requestLimit),
+		tool(grepDef(), (*Server).grep, requestLimit),
 		tool(readDef(), (*Server).read, requestLimit),
 		tool(listDef(), (*Server).list, requestLimit),
 		tool(overviewDef(), (*Server).overview, requestLimit),

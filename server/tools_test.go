@@ -35,7 +35,7 @@ func TestToolsListed(t *testing.T) {
 			}
 		}
 		slices.Sort(names)
-		want := []string{ToolDelta, ToolList, ToolOverview, ToolRead, ToolReindex, ToolSearch}
+		want := []string{ToolDelta, ToolGrep, ToolList, ToolOverview, ToolRead, ToolReindex, ToolSearch}
 		if !slices.Equal(names, want) {
 			t.Fatalf("tools = %v, want %v", names, want)
 		}
@@ -53,7 +53,7 @@ func TestToolsListed(t *testing.T) {
 				}
 			}
 		}
-		for tool, req := range map[string][]string{ToolSearch: {"query"}, ToolRead: {"path"}, ToolDelta: {"items"}} {
+		for tool, req := range map[string][]string{ToolSearch: {"query"}, ToolGrep: {"pattern"}, ToolRead: {"path"}, ToolDelta: {"items"}} {
 			if !slices.Equal(required[tool], req) {
 				t.Errorf("%s requires %v, want %v", tool, required[tool], req)
 			}
