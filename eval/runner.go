@@ -31,7 +31,7 @@ const Depth = 100
 
 // AnswerDepth is how many notes answer@1's and the bytes' answer holds:
 // vault_search's default k.
-const AnswerDepth = 10
+const AnswerDepth = pipeline.DefaultK
 
 // answerScores are a query's answer@1 and the size of vault_search's
 // answer for its first AnswerDepth notes, at the default detail.

@@ -32,9 +32,13 @@ const (
 	DetailSection Detail = "section"
 )
 
+// DefaultK is how many notes an answer holds unless the caller says: the
+// first PassageNotes with their passages, the rest brief.
+const DefaultK = 8
+
 // Passage budgets, in bytes of text.
 const (
-	BriefBytes   = 240
+	BriefBytes   = 120
 	PassageBytes = 700
 	SectionBytes = 4000
 	// PassageNotes is how many notes DetailPassage shows in full.
@@ -62,6 +66,7 @@ type Passage struct {
 
 // unit is one sentence, list item, table row or code line of a note.
 type unit struct {
+	chunk   int64 // the chunk it is part of
 	text    string
 	line    int // index of the source line in the note's units: units of one line join with a space
 	section int // index into sections
@@ -118,11 +123,11 @@ func splitNote(chunks []index.ChunkRow) noteUnits {
 			line++
 			sec := len(nu.sections) - 1
 			if inCode {
-				nu.units = append(nu.units, unit{text: l, line: line, section: sec})
+				nu.units = append(nu.units, unit{chunk: c.ID, text: l, line: line, section: sec})
 				continue
 			}
 			for _, s := range sentences(t) {
-				nu.units = append(nu.units, unit{text: s, line: line, section: sec})
+				nu.units = append(nu.units, unit{chunk: c.ID, text: s, line: line, section: sec})
 			}
 		}
 	}
@@ -255,8 +260,10 @@ func stem(t string) string {
 
 // scoreUnits gives each unit the weights of the query terms it holds,
 // divided by the log of how many of the note's units hold each, plus a
-// third of that for the terms of its heading path.
-func (nu *noteUnits) scoreUnits(q queryTerms) {
+// third of that for the terms of its heading path, plus preferBonus when it
+// is part of the chunk the search ranked the note by (prefer) and holds a
+// term: the retrievers' choice of chunk breaks ties between sections.
+func (nu *noteUnits) scoreUnits(q queryTerms, prefer int64) {
 	df := map[string]int{}
 	for i := range nu.units {
 		u := &nu.units[i]
@@ -287,8 +294,16 @@ func (nu *noteUnits) scoreUnits(q queryTerms) {
 			u.score += q.weight[t] / (1 + math.Log(float64(df[t])))
 		}
 		u.score += secScore[u.section]
+		if u.chunk == prefer && u.score > 0 {
+			u.score += preferBonus
+		}
 	}
 }
+
+// preferBonus is what being in the ranked chunk adds to a unit's score: a
+// question word's weight (measured against 0, 0.25, 0.6, 2 and 5 by
+// answer@1, docs/evaluation.md).
+const preferBonus = 1
 
 // choosePassages picks up to max passages of at most budget bytes each: the
 // best unit and its neighbours within its section, then the best unit of

@@ -300,7 +300,7 @@ func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *s
 			return nil, err
 		}
 		nu := splitNote(all)
-		nu.scoreUnits(qt)
+		nu.scoreUnits(qt, it.ChunkID)
 		budget, count := BriefBytes, 1
 		switch {
 		case detail == DetailSection:

@@ -70,8 +70,9 @@ func TestSearchBeforeEmbeddingEnds(t *testing.T) {
 	if _, isErr := call(t, c, ToolReindex, nil); isErr { // waits for the first build
 		t.Fatal("reindex failed")
 	}
-	callOK(t, c, ToolSearch, map[string]any{"query": "idempotency"}, &res)
-	if !res.Vectors.Complete() || res.Vectors.Chunks == 0 {
-		t.Errorf("search after the build says vectors %+v, want all", res.Vectors)
+	var after SearchResult
+	callOK(t, c, ToolSearch, map[string]any{"query": "idempotency"}, &after)
+	if after.Vectors != nil {
+		t.Errorf("search after the build says vectors %+v; once every chunk has its vector the answer leaves them out", after.Vectors)
 	}
 }

@@ -40,6 +40,7 @@ const (
 // Limits of the tools' parameters.
 const (
 	MaxK                 = 50
+	DefaultK             = pipeline.DefaultK
 	MaxListLimit         = 200
 	MaxOverviewLimit     = 200 // values per facet
 	DefaultOverviewLimit = 20
@@ -197,7 +198,7 @@ func searchDef(ls vault.Languages) mcp.Tool {
 		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("What to look for, in plain words or exact tokens (error codes, config keys).")),
 		mcp.WithString("keywords", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(KeywordsDescription(ls))),
 		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription(ls))),
-		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description("How many notes to return (1..50, default 10).")),
+		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description(fmt.Sprintf("How many notes to return (1..50, default %d); ask for more when you need a longer list.", DefaultK))),
 		mcp.WithString("detail", mcp.Enum(string(pipeline.DetailBrief), string(pipeline.DetailPassage), string(pipeline.DetailSection)),
 			mcp.Description(fmt.Sprintf(`How much of each note to show: "brief" (one passage of at most %d bytes per note), "passage" (default: up to two passages of at most %d bytes for the first %d notes, brief for the rest), "section" (the whole section of the best passage, at most %d bytes, for every note).`,
 				pipeline.BriefBytes, pipeline.PassageBytes, pipeline.PassageNotes, pipeline.SectionBytes))),
@@ -321,7 +322,7 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 	if err != nil {
 		return SearchResult{}, err
 	}
-	k, err := a.integer("k", 1, MaxK, 10)
+	k, err := a.integer("k", 1, MaxK, DefaultK)
 	if err != nil {
 		return SearchResult{}, err
 	}

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -67,11 +69,20 @@ type searchOut struct {
 	Query  string `json:"query"`
 	Now    string `json:"now"`
 	Notes  []struct {
-		Rank    int     `json:"rank"`
-		Path    string  `json:"path"`
-		Heading string  `json:"heading"`
-		Snippet string  `json:"snippet"`
-		Score   float64 `json:"score"`
+		Rank     int    `json:"rank"`
+		Path     string `json:"path"`
+		Title    string `json:"title"`
+		Date     string `json:"date"`
+		Modified string `json:"modified"`
+		Match    struct {
+			Ranks   map[string]int `json:"ranks"`
+			Missing []string       `json:"missing"`
+		} `json:"match"`
+		Passages []struct {
+			Heading string `json:"heading"`
+			Text    string `json:"text"`
+			More    bool   `json:"more"`
+		} `json:"passages"`
 		Explain []struct {
 			Stage string `json:"stage"`
 		} `json:"explain"`
@@ -95,9 +106,9 @@ func TestSearch(t *testing.T) {
 	s := newServer(t, nil)
 	eachTransport(t, s, func(t *testing.T, c *client.Client) {
 		var out searchOut
-		callOK(t, c, ToolSearch, map[string]any{"query": "lease expiry storm", "k": 5}, &out)
-		if out.Config != "test-hybrid" || out.Query != "lease expiry storm" {
-			t.Errorf("config %q query %q", out.Config, out.Query)
+		callOK(t, c, ToolSearch, map[string]any{"query": "lease expiry storm", "k": 5, "related": true}, &out)
+		if out.Config != "test-hybrid" {
+			t.Errorf("config %q", out.Config)
 		}
 		if len(out.Notes) == 0 || len(out.Notes) > 5 {
 			t.Fatalf("got %d notes, want 1..5", len(out.Notes))
@@ -106,8 +117,17 @@ func TestSearch(t *testing.T) {
 		if top.Path != "sessions/orchard/2025-11-18-lease-expiry-storm.md" {
 			t.Errorf("top hit %s, want the lease expiry storm", top.Path)
 		}
-		if top.Snippet == "" || top.Score == 0 {
-			t.Errorf("top hit lacks snippet or score: %+v", top)
+		if len(top.Passages) == 0 || top.Passages[0].Text == "" {
+			t.Errorf("top hit has no passage: %+v", top)
+		}
+		if top.Match.Ranks["keyword"] == 0 || top.Match.Ranks["vector"] == 0 {
+			t.Errorf("top hit's match %+v does not say both branches found it", top.Match)
+		}
+		if len(top.Match.Missing) != 0 {
+			t.Errorf("top hit's match %+v says it lacks words of the question it holds", top.Match)
+		}
+		if top.Modified == "" {
+			t.Errorf("top hit has no modified day: %+v", top)
 		}
 		// The storm note links to idempotency.md: the top hit's related notes say so.
 		found := false
@@ -119,21 +139,31 @@ func TestSearch(t *testing.T) {
 		if !found {
 			t.Errorf("top hit's related notes %+v lack idempotency.md, which it links to", top.Related)
 		}
+		if out.Stages != nil || out.Now != "" {
+			t.Errorf("without explain an answer carries no stages (%v) and no clock (%q)", out.Stages, out.Now)
+		}
+		if out.Scope != nil {
+			t.Errorf("an unfiltered search reports a scope: %+v", out.Scope)
+		}
+		if out.Degraded != nil {
+			t.Errorf("degraded = %q with nothing degraded", out.Degraded)
+		}
+		var plain searchOut
+		callOK(t, c, ToolSearch, map[string]any{"query": "lease expiry storm", "k": 5}, &plain)
+		if len(plain.Notes) == 0 || plain.Notes[0].Related != nil {
+			t.Errorf("related notes are listed only when asked for: %+v", plain.Notes)
+		}
+		var ex searchOut
+		callOK(t, c, ToolSearch, map[string]any{"query": "lease expiry storm", "explain": true}, &ex)
 		var stageNames []string
-		for _, st := range out.Stages {
+		for _, st := range ex.Stages {
 			stageNames = append(stageNames, st.Stage)
 		}
 		if !slices.Equal(stageNames, []string{"keyword", "vector", "rrf"}) {
 			t.Errorf("stages %v", stageNames)
 		}
-		if out.Now != fixedNow.Format(time.RFC3339) {
-			t.Errorf("now = %s, want the server clock %s", out.Now, fixedNow.Format(time.RFC3339))
-		}
-		if out.Scope != nil {
-			t.Errorf("an unfiltered search reports a scope: %+v", out.Scope)
-		}
-		if out.Degraded == nil {
-			t.Error("degraded is missing: a result must say what the server cannot do, even when that is nothing")
+		if ex.Now != fixedNow.Format(time.RFC3339) {
+			t.Errorf("now = %s, want the server clock %s", ex.Now, fixedNow.Format(time.RFC3339))
 		}
 	})
 }
@@ -168,7 +198,7 @@ func TestSearchFiltersAndOptions(t *testing.T) {
 		}
 
 		var kw searchOut
-		callOK(t, c, ToolSearch, map[string]any{"query": "FERR-4102", "config": "keyword"}, &kw)
+		callOK(t, c, ToolSearch, map[string]any{"query": "FERR-4102", "config": "keyword", "explain": true}, &kw)
 		if kw.Config != "keyword" || len(kw.Stages) != 1 || kw.Stages[0].Stage != "keyword" {
 			t.Errorf("config keyword ran %s with stages %+v", kw.Config, kw.Stages)
 		}
@@ -569,7 +599,11 @@ func TestNoteMetaAgrees(t *testing.T) {
 		"knowledge/other.md":  "---\ntype: knowledge\n---\n# Other\n\nNothing about allocators here.\n",
 	})
 	s := newModelFreeServer(t, func(o *Options) { o.VaultPath, o.DBPath, o.ConfigName = vaultPath, db, "keyword" })
-	want := NoteMeta{Type: "session", Date: "2025-04-02", Project: "ferrite", Status: "active", Source: "Team Call", Topics: []string{"rust", "memory"}}
+	fi, err := os.Stat(filepath.Join(vaultPath, "sessions/ferrite.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NoteMeta{Type: "session", Date: "2025-04-02", Modified: fi.ModTime().UTC().Format(time.DateOnly), Project: "ferrite", Status: "active", Source: "Team Call", Topics: []string{"rust", "memory"}}
 	c := connectStdio(t, s)
 
 	var read struct{ NoteMeta }
@@ -596,17 +630,15 @@ func TestNoteMetaAgrees(t *testing.T) {
 
 	var search struct {
 		Notes []struct {
-			Path    string `json:"path"`
-			Date    string `json:"date"`
-			Type    string `json:"type"`
-			Project string `json:"project"`
+			Path string `json:"path"`
+			NoteMeta
 		} `json:"notes"`
 	}
 	callOK(t, c, ToolSearch, map[string]any{"query": "ferrite allocator arena"}, &search)
 	if len(search.Notes) == 0 || search.Notes[0].Path != "sessions/ferrite.md" {
 		t.Fatalf("vault_search: %+v", search.Notes)
 	}
-	if n := search.Notes[0]; n.Date != want.Date || n.Type != want.Type || n.Project != want.Project {
-		t.Errorf("vault_search: %+v, want date %s, type %s, project %s", n, want.Date, want.Type, want.Project)
+	if got := search.Notes[0].NoteMeta; !reflect.DeepEqual(got, listWant) {
+		t.Errorf("vault_search: %+v, want %+v (a search, like a listing, leaves source to vault_read)", got, listWant)
 	}
 }

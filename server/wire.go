@@ -73,12 +73,15 @@ type SearchNote struct {
 	Related  []Link        `json:"related,omitempty"` // the top hit's linked notes, when asked for
 }
 
+// MaxSearchTopics is how many of a note's topics a search answer shows.
+const MaxSearchTopics = 5
+
 // Match says why a note was found: the rank each retrieval branch gave it
 // (keyword, vector, ...; a branch that did not find it is absent) and which
-// of the question's words the note holds and lacks (stopwords aside).
+// of the question's words the note lacks (stopwords aside; it holds the
+// others, in its text, headings or title).
 type Match struct {
 	Ranks   map[string]int `json:"ranks"`
-	Terms   []string       `json:"terms,omitempty"`
 	Missing []string       `json:"missing,omitempty"`
 }
 
@@ -124,8 +127,17 @@ func searchNotes(in []pipeline.ResultNote) []SearchNote {
 	out := make([]SearchNote, len(in))
 	for i, n := range in {
 		out[i] = SearchNote{Rank: n.Rank, Path: n.Path, Title: n.Title, NoteMeta: rowMeta(n.Note), Passages: []PassageText{},
-			Match: Match{Ranks: map[string]int{}, Terms: n.Match.Terms, Missing: n.Match.Missing}}
+			Match: Match{Ranks: map[string]int{}, Missing: n.Match.Missing}}
+		// A search's notes carry what tells them apart and no more: the
+		// date the note states, else its file's day; at most
+		// MaxSearchTopics topics. vault_read gives the rest.
 		out[i].Source = ""
+		if out[i].Date != "" {
+			out[i].Modified = ""
+		}
+		if len(out[i].Topics) > MaxSearchTopics {
+			out[i].Topics = out[i].Topics[:MaxSearchTopics]
+		}
 		for _, r := range n.Match.Ranks {
 			out[i].Match.Ranks[r.Stage] = r.Rank
 		}

@@ -104,7 +104,7 @@ func cmdSearch(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	explainFlag := fs.Bool("explain", false, "show every stage's rank and score for each note")
 	nowFlag := fs.String("now", "", "the clock recency measures from (RFC 3339 or YYYY-MM-DD; default: now)")
-	k := fs.Int("k", 10, "notes to return")
+	k := fs.Int("k", pipeline.DefaultK, "notes to return")
 	detail := fs.String("detail", "", `how much of each note to show: "brief", "passage" (default) or "section", as vault_search's detail`)
 	related := fs.Bool("related", false, "also list the notes the first result links to and that link to it")
 	keywords := fs.String("keywords", "", "the words a note that answers would contain (what an MCP client sends as keywords)")

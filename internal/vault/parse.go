@@ -57,7 +57,7 @@ func ParseNote(relPath string, raw []byte, modTime time.Time) Note {
 // "#words" is not a hundred thousand topics.
 const MaxTags = 64
 
-var inlineTag = regexp.MustCompile(`(?:^|[\s(])#([\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)`)
+var inlineTag = regexp.MustCompile(`(?:^|\s)#([\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)`)
 
 // noteTags are the frontmatter's topics and tags and the body's inline
 // #tags (outside code), lower-cased, each once, in that order, at most

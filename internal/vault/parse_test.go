@@ -442,7 +442,7 @@ func TestNoteTags(t *testing.T) {
 		want []string
 	}{
 		{"---\ntopics: [t]\ntags: [g, T]\n---\n", []string{"t", "g"}},
-		{"# Title\nSee #Go and #release/early-access, (#paren) #2024 not, a#b not, `#code` not.\n", []string{"go", "release/early-access", "paren"}},
+		{"# Title\nSee #Go and #release/early-access, #2024 not, a#b not, `#code` not, [a link](#anchor) not.\n", []string{"go", "release/early-access"}},
 		{"```\n#include <x>\n```\n## Heading #tag\n", []string{"tag"}},
 		{"---\ntags: go\n---\n#GO again #v1\n", []string{"go", "v1"}},
 	} {
