@@ -203,12 +203,36 @@ func (d *DB) Related(ctx context.Context, noteID int64) ([]Related, error) {
 // List returns notes matching a filter in path order, a page at a time, and
 // the number matching in all.
 func (d *DB) List(ctx context.Context, f Filter, offset, limit int) ([]NoteRow, int, error) {
+	return d.ListSorted(ctx, f, OrderPath, offset, limit)
+}
+
+// Orders of a listing.
+type Order int
+
+const (
+	OrderPath     Order = iota // by path
+	OrderDate                  // by the date a note states, oldest first; notes stating none last, by path
+	OrderDateDesc              // newest first; notes stating none last, by path
+)
+
+var orderBy = map[Order]string{
+	OrderPath:     `n.path`,
+	OrderDate:     `n.date_source = 'mtime', n.date, n.path`,
+	OrderDateDesc: `n.date_source = 'mtime', CASE WHEN n.date_source = 'mtime' THEN '' ELSE n.date END DESC, n.path`,
+}
+
+// ListSorted is List in another order.
+func (d *DB) ListSorted(ctx context.Context, f Filter, order Order, offset, limit int) ([]NoteRow, int, error) {
+	by, ok := orderBy[order]
+	if !ok {
+		return nil, 0, fmt.Errorf("list notes: unknown order %d", order)
+	}
 	where, args := f.where()
 	var total int
 	if err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM notes n WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("list notes: %w", err)
 	}
-	rows, err := d.sql.QueryContext(ctx, `SELECT `+noteCols+` FROM notes n WHERE `+where+` ORDER BY n.path LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+noteCols+` FROM notes n WHERE `+where+` ORDER BY `+by+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list notes: %w", err)
 	}

@@ -23,9 +23,10 @@ const (
 	// DetailBrief: one passage per note of at most BriefBytes, the best
 	// sentence and what fits around it.
 	DetailBrief Detail = "brief"
-	// DetailPassage: the best passages of the first PassageNotes notes, at
-	// most PassageBytes each, a second from another section when it matches
-	// as well; the notes after them brief.
+	// DetailPassage: the first note's best passage of at most PassageBytes,
+	// and a second from another section when it matches as well; the best
+	// passage of each note up to PassageNotes, at most NextBytes; the notes
+	// after them brief.
 	DetailPassage Detail = "passage"
 	// DetailSection: the whole section the best passage sits in, at most
 	// SectionBytes, for every note.
@@ -40,10 +41,25 @@ const DefaultK = 8
 const (
 	BriefBytes   = 120
 	PassageBytes = 700
+	NextBytes    = 400
 	SectionBytes = 4000
 	// PassageNotes is how many notes DetailPassage shows in full.
 	PassageNotes = 3
 )
+
+// passageBudget is how many passages note i (from 0) of an answer shows
+// at detail, and the bytes each may take.
+func passageBudget(detail Detail, i int) (budget, count int) {
+	switch {
+	case detail == DetailSection:
+		return SectionBytes, 1
+	case detail == DetailPassage && i == 0:
+		return PassageBytes, 2
+	case detail == DetailPassage && i < PassageNotes:
+		return NextBytes, 1
+	}
+	return BriefBytes, 1
+}
 
 // ParseDetail reads a caller's detail; "" is DetailPassage.
 func ParseDetail(s string) (Detail, error) {
@@ -240,22 +256,30 @@ func newQueryTerms(req Request) queryTerms {
 	return q
 }
 
-// stem folds the commonest English inflections, so "limits" meets "limit"
-// and "configured" meets "configure".
+// stem folds the commonest English inflections, so "limits" meets "limit",
+// "notes" meets "note" and "configured" meets "configure": a plural "s"
+// (not of "ss"; "ies" and "ied" are "y"), then, on words of five letters or more,
+// "ing" and "ed", then a final "e".
 func stem(t string) string {
-	if len(t) < 5 {
-		return t
+	switch {
+	case (strings.HasSuffix(t, "ies") || strings.HasSuffix(t, "ied")) && len(t) > 4:
+		t = t[:len(t)-3] + "y"
+	case strings.HasSuffix(t, "ss"):
+	case strings.HasSuffix(t, "s") && len(t) > 3:
+		t = t[:len(t)-1]
 	}
-	for _, suf := range []string{"ing", "ies", "ied", "es", "ed", "s"} {
-		if strings.HasSuffix(t, suf) && len(t)-len(suf) >= 3 {
-			t = strings.TrimSuffix(t, suf)
-			if suf == "ies" || suf == "ied" {
-				t += "y"
+	if len(t) >= 5 {
+		for _, suf := range []string{"ing", "ed"} {
+			if strings.HasSuffix(t, suf) && len(t)-len(suf) >= 3 {
+				t = strings.TrimSuffix(t, suf)
+				break
 			}
-			break
 		}
 	}
-	return strings.TrimSuffix(t, "e")
+	if len(t) > 3 {
+		t = strings.TrimSuffix(t, "e")
+	}
+	return t
 }
 
 // scoreUnits gives each unit the weights of the query terms it holds,
@@ -394,10 +418,10 @@ func (nu *noteUnits) window(i int, detail Detail, budget int) Passage {
 		b.WriteString(nu.units[j].text)
 	}
 	text := b.String()
-	if len(text) > budget {
-		text = cutUTF8(text, budget)
-	}
 	cut := hi+1 < len(nu.units) && nu.units[hi+1].section == sec
+	if len(text) > budget {
+		text, cut = cutUTF8(text, budget), true
+	}
 	return Passage{HeadingPath: nu.sections[sec], Text: text, Cut: cut}
 }
 

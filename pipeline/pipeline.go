@@ -301,13 +301,7 @@ func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *s
 		}
 		nu := splitNote(all)
 		nu.scoreUnits(qt, it.ChunkID)
-		budget, count := BriefBytes, 1
-		switch {
-		case detail == DetailSection:
-			budget = SectionBytes
-		case detail == DetailPassage && i < PassageNotes:
-			budget, count = PassageBytes, 2
-		}
+		budget, count := passageBudget(detail, i)
 		rn.Passages = nu.choosePassages(it.ChunkID, detail, budget, count)
 		rn.Match.Terms, rn.Match.Missing = matchedTerms(qt, n.Title, &nu)
 		for _, s := range st.Lists {

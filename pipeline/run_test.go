@@ -194,11 +194,11 @@ func TestRunExplain(t *testing.T) {
 	}
 }
 
-// TestRunRelated: the top hit carries its linked notes, outgoing first; the
+// TestRunRelated: asked for, the top hit carries its linked notes, outgoing first; the
 // others carry none.
 func TestRunRelated(t *testing.T) {
 	env := stagetest.Env(t, linkedVault)
-	res, _, err := pipeline.Run(context.Background(), env, config(t, "keyword"), pipeline.Request{Text: "compaction stall fix throttled", Now: testNow})
+	res, _, err := pipeline.Run(context.Background(), env, config(t, "keyword"), pipeline.Request{Text: "compaction stall fix throttled", Now: testNow, Related: true})
 	if err != nil {
 		t.Fatal(err)
 	}

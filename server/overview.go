@@ -25,6 +25,10 @@ type OverviewResult struct {
 	// TitlesMore being the folders left out.
 	Titles     []FolderTitles `json:"titles,omitempty"`
 	TitlesMore int            `json:"titles_more_folders,omitempty"`
+	// Advice says plainly when the filters have little to work with: a
+	// vault without types, projects or statuses whose notes mostly sit at
+	// the top level, and what helps instead.
+	Advice string `json:"advice,omitempty"`
 	// WaitedMS is how long the call waited for the vault's first index to
 	// be built (Options.FirstIndexWait); absent when the index was there.
 	WaitedMS int64 `json:"waited_for_first_index_ms,omitempty"`
@@ -42,14 +46,14 @@ type OverviewFacets struct {
 
 func overviewDef() mcp.Tool {
 	return mcp.NewTool(ToolOverview,
-		mcp.WithDescription("What this vault holds, to search it well; call it first. Returns the numbers of notes and chunks; "+
+		mcp.WithDescription("What this vault holds, when you need the values vault_search's and vault_list's filters take. Returns the numbers of notes and chunks; "+
 			"the language the notes are written in, with the rule for vault_search's keywords and hypothetical_answer; the span of the notes' dates "+
 			"and where they were read from; and, per facet, the values the filters take with their numbers of notes: "+
 			"type, project, status, topics, and the top-level folders (for path). Each facet lists the values with the most notes, "+
 			`"more" (how many other values there are) and "without" (notes with no value; for folders, notes at the top level). `+
 			"Values are shown lower-cased, as the filters match them (case-insensitively); folders as path takes them. "+
 			"With titles, also every folder (in path order, up to limit) with the titles of its notes: the vault's own names, "+
-			"worth borrowing for vault_search's keywords."),
+			"worth borrowing for vault_search's keywords. A vault with little to filter by gets advice saying so."),
 		mcp.WithArray("facets", mcp.WithStringEnumItems(index.FacetNames),
 			mcp.Description("Which facets to return: any of "+strings.Join(index.FacetNames, ", ")+" (default all; [] for none).")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxOverviewLimit),
@@ -117,5 +121,42 @@ func (s *Server) overview(ctx context.Context, a args) (OverviewResult, error) {
 			out.Facets.Folders = facetOf(f)
 		}
 	}
+	out.Advice = flatAdvice(out, facets)
 	return out, nil
+}
+
+// flatAdvice is the overview's advice for a vault whose metadata gives the
+// filters little to work with: no type, project or status on any note, and
+// most notes at the top level or in one folder. "" for a vault that has
+// facets, or when the facets were not asked for.
+func flatAdvice(o OverviewResult, facets map[string]index.Facet) string {
+	if o.Notes == 0 {
+		return ""
+	}
+	for _, name := range []string{index.FacetType, index.FacetProject, index.FacetStatus} {
+		f, ok := facets[name]
+		if !ok || len(f.Values) > 0 {
+			return ""
+		}
+	}
+	folders, ok := facets[index.FacetFolders]
+	if !ok {
+		return ""
+	}
+	largest, where := folders.Without, "at the top level"
+	if len(folders.Values) > 0 && folders.Values[0].Notes > largest {
+		largest, where = folders.Values[0].Notes, "in "+folders.Values[0].Value
+	}
+	if 2*largest < o.Notes {
+		return ""
+	}
+	topics := ""
+	if t, ok := facets[index.FacetTopics]; ok && len(t.Values) > 0 {
+		topics = fmt.Sprintf(", and %d of %d notes have topics", o.Notes-t.Without, o.Notes)
+	} else if ok {
+		topics = ", and no note has topics"
+	}
+	return fmt.Sprintf("No note has a type, project or status, %d of %d notes sit %s%s: "+
+		"the filters narrow little here. Search with vault_search directly; use vault_grep for exact words and for which notes mention something, "+
+		"and this tool's titles parameter for the notes' own names.", largest, o.Notes, where, topics)
 }

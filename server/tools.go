@@ -20,6 +20,12 @@ import (
 	"github.com/vault-rag/vault-rag/pipeline"
 )
 
+// listSortPath is vault_list's default order; listOrders are the orders
+// its sort takes.
+const listSortPath = "path"
+
+var listOrders = map[string]index.Order{"": index.OrderPath, listSortPath: index.OrderPath, SortDate: index.OrderDate, SortDateDesc: index.OrderDateDesc}
+
 // The orders vault_search's sort takes.
 const (
 	SortRelevance = "relevance"
@@ -200,8 +206,8 @@ func searchDef(ls vault.Languages) mcp.Tool {
 		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription(ls))),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description(fmt.Sprintf("How many notes to return (1..50, default %d); ask for more when you need a longer list.", DefaultK))),
 		mcp.WithString("detail", mcp.Enum(string(pipeline.DetailBrief), string(pipeline.DetailPassage), string(pipeline.DetailSection)),
-			mcp.Description(fmt.Sprintf(`How much of each note to show: "brief" (one passage of at most %d bytes per note), "passage" (default: up to two passages of at most %d bytes for the first %d notes, brief for the rest), "section" (the whole section of the best passage, at most %d bytes, for every note).`,
-				pipeline.BriefBytes, pipeline.PassageBytes, pipeline.PassageNotes, pipeline.SectionBytes))),
+			mcp.Description(fmt.Sprintf(`How much of each note to show: "passage" (default: the first note's best passage of at most %d bytes and a second from another section when it matches as well, the next %d notes' best passage of at most %d bytes, the rest %d bytes), "brief" (one passage of at most %d bytes per note) or "section" (the whole section of each note's best passage, at most %d bytes).`,
+				pipeline.PassageBytes, pipeline.PassageNotes-1, pipeline.NextBytes, pipeline.BriefBytes, pipeline.BriefBytes, pipeline.SectionBytes))),
 		mcp.WithString("sort", mcp.Enum(SortRelevance, SortDate, SortDateDesc),
 			mcp.Description(`Order of the notes found: "relevance" (default), "date" (oldest first) or "date_desc" (newest first), by the date a note states; notes that state none come last. rank stays the relevance rank.`)),
 	}, filterOptions()...)
@@ -218,7 +224,9 @@ func searchDef(ls vault.Languages) mcp.Tool {
 
 func listDef() mcp.Tool {
 	list := append([]mcp.ToolOption{
-		mcp.WithDescription("List the vault's notes in path order, filtered by metadata, a page at a time. Returns total, the page, and next_offset when there is more."),
+		mcp.WithDescription("List the vault's notes in path or date order, filtered by metadata, a page at a time. Returns total, the page, and next_offset when there is more."),
+		mcp.WithString("sort", mcp.Enum(listSortPath, SortDate, SortDateDesc),
+			mcp.Description(`Order: "path" (default), "date" (oldest first) or "date_desc" (newest first), by the date a note states; notes that state none come last, in path order.`)),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("Notes to skip (default 0).")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxListLimit), mcp.Description("Notes per page (1..200, default 50).")),
 	}, filterOptions()...)
@@ -349,6 +357,9 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 	order, err := a.str("sort")
 	if err != nil {
 		return SearchResult{}, err
+	}
+	if order != "" && order != SortRelevance && order != SortDate && order != SortDateDesc {
+		return SearchResult{}, fmt.Errorf("parameter %q is %s: it takes %q, %q or %q", "sort", quotePrefix(order), SortRelevance, SortDate, SortDateDesc)
 	}
 	nowText, err := a.str("now")
 	if err != nil {
@@ -513,12 +524,20 @@ func (s *Server) list(ctx context.Context, a args) (ListResult, error) {
 	if err != nil {
 		return ListResult{}, err
 	}
+	sortText, err := a.str("sort")
+	if err != nil {
+		return ListResult{}, err
+	}
+	order, ok := listOrders[sortText]
+	if !ok {
+		return ListResult{}, fmt.Errorf("parameter %q is %s: it takes %q, %q or %q", "sort", quotePrefix(sortText), listSortPath, SortDate, SortDateDesc)
+	}
 	h, release, waited, err := s.acquireFirst(ctx)
 	if err != nil {
 		return ListResult{}, err
 	}
 	defer release()
-	rows, total, err := h.db.List(ctx, f, offset, limit)
+	rows, total, err := h.db.ListSorted(ctx, f, order, offset, limit)
 	if err != nil {
 		return ListResult{}, err
 	}

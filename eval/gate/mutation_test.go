@@ -221,7 +221,7 @@ func TestGateMutations(t *testing.T) {
 		r    recorder
 	}{
 		{"RRF k 60 → 30", ds, mutate(t, cfgs, "shipping", "k: 60", "k: 30"), recorder{}},
-		{"title weight 3 → 2", ds, mutate(t, cfgs, "shipping", "title_weight: 3", "title_weight: 2"), recorder{}},
+		{"title weight 3 → 1", ds, mutate(t, cfgs, "shipping", "title_weight: 3", "title_weight: 1"), recorder{}},
 		{"chunking: sections split at a quarter of the window", ds, cfgs, recorder{scale: 4}},
 		{"one note edited", &editedDS, cfgs, recorder{}},
 	} {

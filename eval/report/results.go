@@ -198,8 +198,39 @@ func metric(m *gate.Metrics, f func(gate.Metrics) gate.FourDecimals) string {
 
 var metricsHead = []string{"R@1", "R@3", "R@5", "R@10", "MRR@10", "nDCG@10"}
 
-func metricCells(m gate.Metrics) []string {
-	return []string{table.Fixed(float64(m.Recall1)), table.Fixed(float64(m.Recall3)), table.Fixed(float64(m.Recall5)), table.Fixed(float64(m.Recall10)), table.Fixed(float64(m.MRR10)), table.Fixed(float64(m.NDCG10))}
+// answerHead are the columns of a dataset with passage judgements
+// (gate.Metrics.Answer1 and Bytes).
+var answerHead = []string{"answer@1", "bytes"}
+
+// headOf is a measures table's head, with the answer columns when judged.
+func headOf(judged bool) []string {
+	head := append([]string{"configuration"}, metricsHead...)
+	if judged {
+		head = append(head, answerHead...)
+	}
+	return head
+}
+
+func metricCells(m gate.Metrics, judged bool) []string {
+	cells := []string{table.Fixed(float64(m.Recall1)), table.Fixed(float64(m.Recall3)), table.Fixed(float64(m.Recall5)), table.Fixed(float64(m.Recall10)), table.Fixed(float64(m.MRR10)), table.Fixed(float64(m.NDCG10))}
+	if judged {
+		if m.Answer1 != nil && m.Bytes != nil {
+			cells = append(cells, table.Fixed(float64(*m.Answer1)), fmt.Sprintf("%.0f", float64(*m.Bytes)))
+		} else {
+			cells = append(cells, "—", "—")
+		}
+	}
+	return cells
+}
+
+// judged says whether a baseline's runs carry answer@1 and bytes.
+func judged(b gate.Baseline) bool {
+	for _, c := range b.Configs {
+		if c.Metrics != nil && c.Metrics.Answer1 != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // datasetRows sorts a baseline's configurations for the page: the plain runs
@@ -249,15 +280,20 @@ func rowsOf(b gate.Baseline) datasetRows {
 // renderDataset writes one dataset's section.
 func renderDataset(b *strings.Builder, bl baselineFile) error {
 	r := rowsOf(bl.Baseline)
+	withAnswers := judged(bl.Baseline)
 	fmt.Fprintf(b, "## %s\n\n%d queries, %d notes, %d chunks, indexed with `%s`; from [`baselines/%s`](../baselines/%s).\n\n",
 		bl.Dataset, bl.Queries, bl.Notes, bl.Chunks, bl.Embedder, bl.file, bl.file)
 
 	b.WriteString("### Without the client's expansions\n\n")
 	var rows [][]string
 	for _, c := range r.plain {
-		rows = append(rows, append([]string{c.Name}, metricCells(*c.Metrics)...))
+		rows = append(rows, append([]string{c.Name}, metricCells(*c.Metrics, withAnswers)...))
 	}
-	if err := table.Markdown(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
+	if withAnswers {
+		b.WriteString("answer@1 is the share of questions whose first note's passages hold a sentence judged to answer it; bytes the size of vault_search's answer " +
+			"at its default number of notes and detail ([evaluation.md](evaluation.md#answers-answer1-and-bytes)).\n\n")
+	}
+	if err := table.Markdown(b, headOf(withAnswers), rows); err != nil {
 		return err
 	}
 	for _, reason := range slices.Sorted(maps.Keys(r.skipped)) {
@@ -313,11 +349,11 @@ func renderDataset(b *strings.Builder, bl baselineFile) error {
 		for _, name := range r.readers {
 			for _, v := range append(slices.Clone(eval.Variants), r.sets...) {
 				if c, ok := r.variants[name][v]; ok {
-					rows = append(rows, append([]string{c.Name}, metricCells(*c.Metrics)...))
+					rows = append(rows, append([]string{c.Name}, metricCells(*c.Metrics, withAnswers)...))
 				}
 			}
 		}
-		if err := table.Markdown(b, append([]string{"configuration"}, metricsHead...), rows); err != nil {
+		if err := table.Markdown(b, headOf(withAnswers), rows); err != nil {
 			return err
 		}
 	}
