@@ -235,6 +235,8 @@ const (
 )
 
 // cutTitle cuts s to its first MaxTitleChars characters; cut says it did.
+// A "# " line cut so is no longer the title ChunkNote drops from the first
+// chunk: the whole line stays there, and searchable.
 func cutTitle(s string) (_ string, cut bool) {
 	n := 0
 	for i := range s {
