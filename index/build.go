@@ -80,6 +80,11 @@ type BuildOptions struct {
 	// process or another) to end, until ctx is done; without it, Build
 	// returns a *BuildRunningError (errors.Is ErrBuildRunning) at once.
 	WaitForBuild bool
+	// MaxChunks is how many chunks of one note are indexed (0:
+	// vault.DefaultMaxChunks); a note that would make more keeps its first
+	// MaxChunks, with a warning in the report, and the rest is never
+	// tokenized or embedded.
+	MaxChunks int
 
 	// script and scriptShare are the vault's dominant script and its share
 	// of the letters, counted by Build and recorded by finish.

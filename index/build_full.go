@@ -60,7 +60,7 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 	}
 	defer w.close()
 
-	pending, err := writeNotes(ctx, emb, w, cache, files, &rep, opts.Progress)
+	pending, err := writeNotes(ctx, emb, w, cache, files, opts.MaxChunks, &rep, opts.Progress)
 	if err != nil {
 		return rep, err
 	}
@@ -147,16 +147,23 @@ func openBuildCache(ctx context.Context, emb Embedder, opts BuildOptions, tmp st
 // writeNotes reads the files in order, writing each note (without vectors)
 // with the next id as soon as it is parsed and chunked, and queues in the
 // cache's pending table every chunk text the cache has no vector for. It
-// returns how many it queued.
-func writeNotes(ctx context.Context, emb Embedder, w *writer, cache *embedCache, files []vault.File, rep *Report, progress func(Progress)) (pending int, err error) {
+// returns how many it queued. A note refused for a reason of its own is
+// skipped with that reason; any other error ends the build.
+func writeNotes(ctx context.Context, emb Embedder, w *writer, cache *embedCache, files []vault.File, maxChunks int, rep *Report, progress func(Progress)) (pending int, err error) {
 	add, err := cache.conn.PrepareContext(ctx, `INSERT OR IGNORE INTO pending(hash, ntok, text, ids) VALUES(?, ?, ?, ?)`)
 	if err != nil {
 		return 0, fmt.Errorf("embedding cache: %w", err)
 	}
 	defer add.Close()
 	var id int64
-	err = prepareEach(ctx, files, emb, rep, func(i int, p parsed, isNote bool) error {
+	err = prepareEach(ctx, files, emb, maxChunks, rep, func(i int, p parsed, isNote bool) error {
 		files[i].Raw = nil // read once; let it go
+		if isNote {
+			if prob := refusal(&p); prob != nil {
+				rep.Skipped = append(rep.Skipped, vault.Skipped{Path: p.note.Path, Problem: *prob})
+				isNote = false
+			}
+		}
 		if isNote {
 			id++
 			if err := w.insertNote(ctx, id, &p, false); err != nil {

@@ -35,10 +35,22 @@ func buildIncremental(ctx context.Context, emb Embedder, opts BuildOptions, file
 	}
 	var changed []vault.File
 	changed, c.removed, rep.Unchanged = diffFiles(c.old, files)
-	if c.notes, err = prepare(ctx, changed, emb, &rep); err != nil {
+	if c.notes, err = prepare(ctx, changed, emb, opts.MaxChunks, &rep); err != nil {
 		return rep, err
 	}
-	// A file that became empty is skipped now and so leaves the index.
+	// A note refused for a reason of its own is skipped before anything of
+	// it is embedded.
+	kept := c.notes[:0]
+	for i := range c.notes {
+		if prob := refusal(&c.notes[i]); prob != nil {
+			rep.Skipped = append(rep.Skipped, vault.Skipped{Path: c.notes[i].note.Path, Problem: *prob})
+			continue
+		}
+		kept = append(kept, c.notes[i])
+	}
+	c.notes = kept
+	// A note skipped now (a file that became empty, a note refused) leaves
+	// the index.
 	for _, s := range rep.Skipped {
 		if e, ok := c.old[s.Path]; ok {
 			c.removed = append(c.removed, e.id)

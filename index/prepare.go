@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -63,18 +64,30 @@ func (m *tokenMemo) window() int {
 }
 
 // prepareNote parses and chunks one file: the one step both builds take for
-// every file they read. An empty file is no note: ok is false and rep
-// records it as skipped; a note's warnings go to rep.Warnings.
-func prepareNote(f vault.File, emb Embedder, memo *tokenMemo, rep *Report) (p parsed, ok bool) {
+// every file they read, and where every refusal that is the note's own is
+// made, before anything of it is embedded or written. An empty file is no
+// note: ok is false and rep records it as skipped; so is a note that could
+// not be read as one (a bug of the parser or the chunker, caught here so it
+// costs that note alone). A note that would make more than maxChunks chunks
+// keeps its first maxChunks, with a warning saying what was left out. A
+// note's warnings go to rep.Warnings.
+func prepareNote(f vault.File, emb Embedder, memo *tokenMemo, maxChunks int, rep *Report) (p parsed, ok bool) {
 	if len(strings.TrimSpace(string(f.Raw))) == 0 {
 		rep.Skipped = append(rep.Skipped, vault.Skipped{Path: f.Path, Problem: vault.NewProblem("empty file")})
 		return p, false
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			p, ok = parsed{}, false
+			rep.Skipped = append(rep.Skipped, vault.Skipped{Path: f.Path, Problem: noteFailed(fmt.Sprint(r))})
+		}
+	}()
 	memo.reset()
 	n := vault.ParseNote(f.Path, f.Raw, f.ModTime)
-	n.Chunks = vault.ChunkNote(n.Title, n.Body, memo.count, vault.MaxTokens)
-	for _, w := range n.Warnings {
-		rep.Warnings = append(rep.Warnings, vault.Skipped{Path: f.Path, Problem: w})
+	var cut *vault.Cut
+	n.Chunks, cut = vault.ChunkNoteMax(n.Title, n.Body, memo.count, vault.MaxTokens, chunkLimit(maxChunks))
+	if cut != nil {
+		n.Warnings = append(n.Warnings, cut.Reason())
 	}
 	p.note = n
 	for _, c := range n.Chunks {
@@ -86,14 +99,35 @@ func prepareNote(f vault.File, emb Embedder, memo *tokenMemo, rep *Report) (p pa
 			p.ids = append(p.ids, memo.ids[t])
 		}
 	}
+	// Only a note prepared whole reports its warnings.
+	for _, w := range n.Warnings {
+		rep.Warnings = append(rep.Warnings, vault.Skipped{Path: f.Path, Problem: w})
+	}
 	return p, true
+}
+
+// chunkLimit is the chunks a note keeps: max, else vault.DefaultMaxChunks,
+// and never more than a note's chunk ids hold.
+func chunkLimit(max int) int {
+	if max <= 0 {
+		max = vault.DefaultMaxChunks
+	}
+	return min(max, chunkIDsPerNote-1)
+}
+
+// noteFailed is the problem of a note that could not be indexed for a
+// reason of its own that is no known refusal: a failure of the code that
+// read it, which the build survives and the user can report.
+func noteFailed(cause string) vault.Problem {
+	const kind = "could not be indexed (an error in vault-rag; please report it)"
+	return vault.Problem{Reason: kind + ": " + cause, Kind: kind, Detail: cause}
 }
 
 // prepare runs prepareNote over files, keeping the notes in memory: what an
 // incremental build needs of the few files that changed.
-func prepare(ctx context.Context, files []vault.File, emb Embedder, rep *Report) ([]parsed, error) {
+func prepare(ctx context.Context, files []vault.File, emb Embedder, maxChunks int, rep *Report) ([]parsed, error) {
 	var out []parsed
-	err := prepareEach(ctx, files, emb, rep, func(_ int, p parsed, ok bool) error {
+	err := prepareEach(ctx, files, emb, maxChunks, rep, func(_ int, p parsed, ok bool) error {
 		if ok {
 			out = append(out, p)
 		}
@@ -107,7 +141,7 @@ func prepare(ctx context.Context, files []vault.File, emb Embedder, rep *Report)
 // caller's goroutine, with its skips and warnings added to rep in that order
 // too: the output is the same as one goroutine's. At most a few notes per
 // core wait for emit, so memory does not grow with the vault.
-func prepareEach(ctx context.Context, files []vault.File, emb Embedder, rep *Report, emit func(i int, p parsed, ok bool) error) error {
+func prepareEach(ctx context.Context, files []vault.File, emb Embedder, maxChunks int, rep *Report, emit func(i int, p parsed, ok bool) error) error {
 	workers := min(runtime.GOMAXPROCS(0), len(files))
 	if workers <= 1 {
 		memo := newTokenMemo(emb)
@@ -115,7 +149,7 @@ func prepareEach(ctx context.Context, files []vault.File, emb Embedder, rep *Rep
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			p, ok := prepareNote(files[i], emb, memo, rep)
+			p, ok := prepareNote(files[i], emb, memo, maxChunks, rep)
 			if err := emit(i, p, ok); err != nil {
 				return err
 			}
@@ -165,7 +199,7 @@ func prepareEach(ctx context.Context, files []vault.File, emb Embedder, rep *Rep
 			memo := newTokenMemo(emb) // a memo per worker: it is not shared
 			for i := range next {
 				var r result
-				r.p, r.ok = prepareNote(files[i], emb, memo, &r.rep)
+				r.p, r.ok = prepareNote(files[i], emb, memo, maxChunks, &r.rep)
 				slots[i%window] <- r
 			}
 		}()
@@ -198,7 +232,7 @@ func ChunkTexts(ctx context.Context, vaultPath string, emb Embedder) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	ps, err := prepare(ctx, files, emb, &Report{})
+	ps, err := prepare(ctx, files, emb, 0, &Report{})
 	if err != nil {
 		return nil, err
 	}

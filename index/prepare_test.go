@@ -57,7 +57,7 @@ func TestPrepareSameOnEveryCoreCount(t *testing.T) {
 	run := func(procs int) ([]parsed, Report) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		var rep Report
-		ps, err := prepare(t.Context(), files, emb, &rep)
+		ps, err := prepare(t.Context(), files, emb, 0, &rep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestPrepareStopsWhenCancelled(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			ctx, cancel := context.WithCancel(t.Context())
 			n := 0
-			err := prepareEach(ctx, files, wordIDs{newFake()}, &Report{}, func(int, parsed, bool) error {
+			err := prepareEach(ctx, files, wordIDs{newFake()}, 0, &Report{}, func(int, parsed, bool) error {
 				if n++; n == 10 {
 					cancel()
 				}

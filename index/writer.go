@@ -70,10 +70,37 @@ func (w *writer) close() {
 // place: chunk id = note id * chunkIDsPerNote + ord.
 const chunkIDsPerNote = 1 << 16
 
+// refusal says why a prepared note cannot be written, or nil: the last
+// check of the note's own faults before its rows go in, so that every error
+// insertNote returns after it is the database's. prepareNote keeps notes
+// within it, so a refusal here is a bug, reported on the note alone.
+func refusal(p *parsed) *vault.Problem {
+	n := &p.note
+	if len(n.Chunks) >= chunkIDsPerNote {
+		prob := noteFailed(fmt.Sprintf("%d chunks, more than the %d a note's ids hold", len(n.Chunks), chunkIDsPerNote-1))
+		return &prob
+	}
+	if len(p.hashes) != len(n.Chunks) {
+		prob := noteFailed(fmt.Sprintf("%d chunks, %d embedding texts", len(n.Chunks), len(p.hashes)))
+		return &prob
+	}
+	for j, c := range n.Chunks {
+		if c.Ord != j {
+			prob := noteFailed(fmt.Sprintf("chunk %d numbered %d", j, c.Ord))
+			return &prob
+		}
+	}
+	return nil
+}
+
 // insertNote writes a note, its chunks, their text index and its links, and,
-// with vecs, its chunks' vectors (a full build copies those afterwards).
+// with vecs, its chunks' vectors (a full build copies those afterwards). The
+// caller has checked refusal(p).
 func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool) error {
 	n := &p.note
+	if prob := refusal(p); prob != nil {
+		return fmt.Errorf("insert note %s: %s", n.Path, prob.Reason)
+	}
 	key := strings.ToLower(strings.TrimSuffix(n.Path, path.Ext(n.Path)))
 	meta := NoteMetaOf(n)
 	// A []string always marshals: neither Marshal below can fail.
@@ -87,9 +114,6 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 		meta.Type, meta.Date, n.DateSource, meta.Project, meta.Status, meta.Source,
 		string(topics), n.ModTime.Unix(), n.Size, n.Hash, string(warns)); err != nil {
 		return fmt.Errorf("insert note %s: %w", n.Path, err)
-	}
-	if len(n.Chunks) >= chunkIDsPerNote {
-		return fmt.Errorf("insert note %s: %d chunks, more than %d", n.Path, len(n.Chunks), chunkIDsPerNote-1)
 	}
 	ftsTitle := SplitCJK(searchTitle(n))
 	for j, c := range n.Chunks {

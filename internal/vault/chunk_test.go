@@ -262,3 +262,75 @@ func TestChunkNoteFitsExactly(t *testing.T) {
 		t.Errorf("one word over the budget: %d chunks, want a split", len(chunks))
 	}
 }
+
+// TestChunkNoteMax: a note that would make more chunks than the limit keeps
+// its first ones, and the cut says where it fell and how much was left out;
+// one at the limit is whole, and a limit of 0 is none.
+func TestChunkNoteMax(t *testing.T) {
+	sections := "# T\n\nintro\n\n## A\na\n## B\nb\n## C\nc\n"
+	long := "## Long\n" + paragraphs("w", 8, 10) // 8 paragraphs of 10 words: several parts at 30 tokens
+	for _, tc := range []struct {
+		name     string
+		body     string
+		max, cap int // cap: the tokens a chunk fits
+		heads    []string
+		cut      *Cut
+		reason   string
+	}{
+		{name: "under the limit", body: sections, max: 5, heads: []string{"", "A", "B", "C"}},
+		{name: "at the limit", body: sections, max: 4, heads: []string{"", "A", "B", "C"}},
+		{name: "no limit", body: sections, max: 0, heads: []string{"", "A", "B", "C"}},
+		{
+			name: "cut before a section", body: sections, max: 2, heads: []string{"", "A"},
+			cut:    &Cut{Kept: 2, Heading: "B", LeftBytes: len("## B\nb\n## C\nc\n"), TotalBytes: len("intro") + len("Aa") + len("## B\nb\n## C\nc\n")},
+			reason: "note too long: only its first 2 chunks are indexed; the last 66% of its text, from “## B” on, is not searchable",
+		},
+		{
+			name: "cut inside a section", body: long, max: 2, cap: 30, heads: []string{"Long", "Long"},
+			reason: "note too long: only its first 2 chunks are indexed; the last 49% of its text, from part way through “## Long”, is not searchable",
+		},
+		{
+			name: "cut in the text before the first heading", body: paragraphs("w", 8, 10), max: 1, cap: 30, heads: []string{""},
+			reason: "note too long: only its first 1 chunks are indexed; the last 75% of its text is not searchable",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cap := cmpOr(tc.cap, MaxTokens)
+			chunks, cut := ChunkNoteMax("T", tc.body, words, cap, tc.max)
+			var heads []string
+			for i, c := range chunks {
+				heads = append(heads, c.Heading)
+				if c.Ord != i {
+					t.Errorf("chunk %d numbered %d", i, c.Ord)
+				}
+			}
+			if !reflect.DeepEqual(heads, tc.heads) {
+				t.Errorf("headings %q, want %q", heads, tc.heads)
+			}
+			// Unlimited, the same note makes the kept chunks first.
+			if all := ChunkNote("T", tc.body, words, cap); !reflect.DeepEqual(all[:len(chunks)], chunks) {
+				t.Errorf("the kept chunks differ from the first ones of the whole note")
+			}
+			if (cut == nil) != (tc.reason == "") {
+				t.Fatalf("cut %+v, want one: %v", cut, tc.reason != "")
+			}
+			if cut == nil {
+				return
+			}
+			if tc.cut != nil && *cut != *tc.cut {
+				t.Errorf("cut %+v, want %+v", *cut, *tc.cut)
+			}
+			got := cut.Reason().Reason
+			if got != tc.reason {
+				t.Errorf("reason %q, want %q", got, tc.reason)
+			}
+		})
+	}
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}

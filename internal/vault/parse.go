@@ -35,6 +35,12 @@ func ParseNote(relPath string, raw []byte, modTime time.Time) Note {
 	}
 	n.Body = body
 	n.Title, n.Heading1 = titleOf(n.Frontmatter.Title, body, relPath)
+	var cutT, cutH bool
+	n.Title, cutT = cutTitle(n.Title)
+	n.Heading1, cutH = cutTitle(n.Heading1)
+	if cutT || cutH {
+		n.Warnings = append(n.Warnings, NewProblem(fmt.Sprintf("title longer than %d characters; only its start is used", MaxTitleChars)))
+	}
 	var dateErr error
 	n.Date, n.DateSource, dateErr = effectiveDate(n.Frontmatter.Date, relPath, modTime)
 	if dateErr != nil {
@@ -49,9 +55,23 @@ func ParseNote(relPath string, raw []byte, modTime time.Time) Note {
 		})
 	}
 	n.Links = ExtractLinks(body)
+	if len(n.Links) > MaxLinks {
+		n.Warnings = append(n.Warnings, Problem{
+			Reason: fmt.Sprintf("%d links; only the first %d are kept for related notes", len(n.Links), MaxLinks),
+			Kind:   fmt.Sprintf("more than %d links; only the first %d are kept for related notes", MaxLinks, MaxLinks),
+			Detail: fmt.Sprintf("%d links", len(n.Links)),
+		})
+		n.Links = n.Links[:MaxLinks:MaxLinks]
+	}
 	n.Tags = noteTags(n.Frontmatter, body)
 	return n
 }
+
+// MaxLinks bounds the wikilinks kept of one note, for related notes: a map
+// of content links to hundreds of notes, a note of a hundred thousand links
+// is generated, and every build resolves every link again. The text of the
+// links past it is still searched.
+const MaxLinks = 10000
 
 // MaxTags bounds the tags kept of one note: a note of a hundred thousand
 // "#words" is not a hundred thousand topics.
@@ -193,7 +213,51 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 		}
 	}
 	m.Aliases = append(aliases, alias...)
+	if kept := keptAliases(m.Aliases); kept < len(m.Aliases) {
+		warns = append(warns, Problem{
+			Reason: fmt.Sprintf("frontmatter aliases: only the first %d of %d are searched (%d characters in all at most)", kept, len(m.Aliases), MaxAliasChars),
+			Kind:   fmt.Sprintf("frontmatter aliases: only the first ones are searched (%d characters in all at most)", MaxAliasChars),
+			Detail: fmt.Sprintf("%d of %d", kept, len(m.Aliases)),
+		})
+		m.Aliases = m.Aliases[:kept]
+	}
 	return m, warns
+}
+
+// MaxTitleChars bounds a note's title and first heading, and MaxAliasChars
+// its aliases together: every chunk of a note is embedded with its title and
+// searched with its title and aliases, so a megabyte "# " line or alias list
+// would be tokenized and indexed once per chunk. Real titles and aliases are
+// far shorter.
+const (
+	MaxTitleChars = 500
+	MaxAliasChars = 2000
+)
+
+// cutTitle cuts s to its first MaxTitleChars characters; cut says it did.
+// A "# " line cut so is no longer the title ChunkNote drops from the first
+// chunk: the whole line stays there, and searchable.
+func cutTitle(s string) (_ string, cut bool) {
+	n := 0
+	for i := range s {
+		if n == MaxTitleChars {
+			return strings.TrimSpace(s[:i]), true
+		}
+		n++
+	}
+	return s, false
+}
+
+// keptAliases is how many of the aliases, in order, fit within
+// MaxAliasChars together.
+func keptAliases(aliases []string) int {
+	total := 0
+	for i, a := range aliases {
+		if total += utf8.RuneCountInString(a); total > MaxAliasChars {
+			return i
+		}
+	}
+	return len(aliases)
 }
 
 // aliasList reads a list of names or a single one. Case is kept and commas

@@ -463,3 +463,59 @@ func TestNoteTags(t *testing.T) {
 		t.Errorf("a note of 1000 tags keeps %d, want %d", got, MaxTags)
 	}
 }
+
+// TestParseNoteBounds: a title, aliases and links past their bounds are cut
+// with a warning, so no note makes its chunks' text grow without bound.
+func TestParseNoteBounds(t *testing.T) {
+	var links strings.Builder
+	for i := range MaxLinks + 5 {
+		fmt.Fprintf(&links, "[[n%d]] ", i)
+	}
+	aliases := strings.TrimSuffix(strings.Repeat("abcdefghi, ", 250), ", ") // 250 aliases of 9 characters
+	for _, tc := range []struct {
+		name, raw string
+		check     func(n Note) string
+		warning   string
+	}{
+		{
+			name: "title", raw: "# " + strings.Repeat("é", MaxTitleChars+100) + "\n\nbody\n",
+			check: func(n Note) string {
+				if n.Title != strings.Repeat("é", MaxTitleChars) || n.Heading1 != n.Title {
+					return fmt.Sprintf("title of %d characters", len([]rune(n.Title)))
+				}
+				return ""
+			},
+			warning: "title longer than 500 characters; only its start is used",
+		},
+		{
+			name: "aliases", raw: "---\naliases: [" + aliases + "]\n---\nbody\n",
+			check: func(n Note) string {
+				if len(n.Frontmatter.Aliases) != MaxAliasChars/9 {
+					return fmt.Sprintf("%d aliases kept", len(n.Frontmatter.Aliases))
+				}
+				return ""
+			},
+			warning: "frontmatter aliases: only the first 222 of 250 are searched (2000 characters in all at most)",
+		},
+		{
+			name: "links", raw: "# L\n\n" + links.String(),
+			check: func(n Note) string {
+				if len(n.Links) != MaxLinks || n.Links[MaxLinks-1].Target != fmt.Sprintf("n%d", MaxLinks-1) {
+					return fmt.Sprintf("%d links kept", len(n.Links))
+				}
+				return ""
+			},
+			warning: "10005 links; only the first 10000 are kept for related notes",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := ParseNote("x.md", []byte(tc.raw), time.Time{})
+			if msg := tc.check(n); msg != "" {
+				t.Error(msg)
+			}
+			if len(n.Warnings) != 1 || n.Warnings[0].Reason != tc.warning {
+				t.Errorf("warnings %q, want %q", n.Warnings, tc.warning)
+			}
+		})
+	}
+}
