@@ -139,8 +139,9 @@ func Instructions(ls vault.Languages) string {
 	return `vault-rag searches a folder of markdown notes (an Obsidian-style vault).
 ` + LanguageRule(ls) + `
 Start with vault_search: send the question, with keywords and a hypothetical_answer. Each note found
-comes with the passages that best match, under their heading path, and a match saying which of your
-words it holds; the first notes' passages often hold the answer, so read further only when they do not.
+comes with the passages that best match, under their heading path, and a match saying how each search
+branch ranked it and which of your words it lacks; the first notes' passages often hold the answer,
+so read further only when they do not.
 vault_read reads more of a note: a section (any heading, or a passage's heading path), an anchor
 passage, or file lines, a page at a time.
 vault_grep finds exact text or a regular expression line by line, like grep: for which notes mention X,

@@ -197,7 +197,7 @@ func searchDef(ls vault.Languages) mcp.Tool {
 			"You help it most by also sending keywords and a hypothetical_answer: you know how such notes are usually worded, the search does not. " +
 			LanguageRule(ls) + " " +
 			"The filters take the vault's own values: vault_overview lists them. " +
-			"Returns ranked notes, each with path, title, date (only when the note states one), modified, topics, match (the rank each search branch gave it, and which of your words it holds and lacks) " +
+			"Returns ranked notes, each with path, title, date (only when the note states one), modified, topics, match (the rank each search branch gave it, and which of your words it lacks) " +
 			"and passages: the sentences that best match, under their heading path. The first notes' passages often hold the answer itself; " +
 			`to read more, pass a passage's heading to vault_read as section. For exact words across every note (which notes mention X), use vault_grep. ` +
 			fmt.Sprintf("On a vault whose first index is still being built, it waits up to %g s for the keyword index, and says how far the vectors are.", DefaultFirstIndexWait.Seconds())),
