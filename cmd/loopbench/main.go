@@ -8,6 +8,7 @@
 //
 //	loopbench serve-start --bin VAULT_RAG --vault DIR --port N --data DIR [--root DIR]
 //	loopbench serve-stop --port N
+//	loopbench serve-status [--port N]
 //	loopbench vr --server URL --log FILE --qid ID tools | call TOOL 'JSON'
 //	loopbench rg --vault DIR --log FILE --qid ID -- rg|sed|cat|ls ARG...
 //	loopbench answer --answers FILE --arm ARM --qid ID --text ANSWER -- PATH...
@@ -28,6 +29,7 @@ const usage = `usage: loopbench COMMAND [flags]
 
   serve-start  start vault-rag serve over HTTP in the background and wait for its index
   serve-stop   stop a server serve-start started
+  serve-status the servers serve-start started: pid, running, /health in a line
   vr           the vault-rag arm's tool: list the MCP server's tools, or call one (logged)
   rg           the ripgrep arm's tool: run rg, sed, cat or ls in the vault folder (logged)
   answer       append one answer line to an answers file
@@ -59,6 +61,8 @@ func main() {
 		err = cmdServeStart(args)
 	case "serve-stop":
 		err = cmdServeStop(args)
+	case "serve-status":
+		err = cmdServeStatus(args)
 	case "vr":
 		err = cmdVR(args)
 	case "rg":

@@ -420,3 +420,47 @@ func isServer(rec serverRecord) bool {
 	}
 	return strings.Contains(cmdline, " serve ") && strings.Contains(cmdline, fmt.Sprintf(":%d", rec.Port))
 }
+
+// cmdServeStatus prints, for each server serve-start recorded (or the one on
+// --port), its pid, whether it still runs, and its /health in one line.
+func cmdServeStatus(args []string) error {
+	fs := flag.NewFlagSet("serve-status", flag.ContinueOnError)
+	port := fs.Int("port", 0, "only this port's server")
+	state := fs.String("state", defaultState(), "where serve-start kept its records [LOOPBENCH_STATE]")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	pattern := filepath.Join(*state, "serve-*.json")
+	if *port > 0 {
+		pattern, _ = statePaths(*state, *port)
+	}
+	paths, _ := filepath.Glob(pattern)
+	if len(paths) == 0 {
+		return fmt.Errorf("no server recorded in %s", *state)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var rec serverRecord
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		state := "running"
+		if !isServer(rec) {
+			state = "NOT running"
+		}
+		line := ""
+		if h, err := getHealth(fmt.Sprintf("http://127.0.0.1:%d", rec.Port)); err != nil {
+			line = "no answer: " + firstLine(err.Error())
+		} else {
+			line = h.progress()
+			if h.complete() {
+				line += " (complete)"
+			}
+		}
+		fmt.Printf("http://127.0.0.1:%d/mcp  pid %d %s  %s\n  vault %s, data %s, log %s\n  %s\n", rec.Port, rec.PID, state, rec.Bin, rec.Vault, rec.Data, rec.Log, line)
+	}
+	return nil
+}
