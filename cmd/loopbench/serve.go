@@ -59,6 +59,7 @@ func cmdServeStart(args []string) error {
 	state := fs.String("state", defaultState(), "where the pid, command and log are kept [LOOPBENCH_STATE]")
 	threads := fs.Int("threads", 1, "VAULT_RAG_THREADS, the embedder's threads (0: the binary's default)")
 	wait := fs.Duration("wait", 90*time.Minute, "how long to wait for a complete index (0: do not wait)")
+	modelsFrom := fs.String("models-from", "", "a data folder whose lib/ and models/* to symlink into --data where missing (so the index is built apart, the models shared)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: loopbench serve-start --bin VAULT_RAG --vault DIR --port N --data DIR [flags] [-- EXTRA-SERVE-FLAGS...]")
 		fs.PrintDefaults()
@@ -85,6 +86,11 @@ func cmdServeStart(args []string) error {
 	}
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return err
+	}
+	if *modelsFrom != "" {
+		if err := linkModels(abs(*modelsFrom), dataDir); err != nil {
+			return err
+		}
 	}
 	for _, sub := range []string{"models", "lib"} {
 		if _, err := os.Stat(filepath.Join(dataDir, sub)); err != nil {
@@ -461,6 +467,36 @@ func cmdServeStatus(args []string) error {
 			}
 		}
 		fmt.Printf("http://127.0.0.1:%d/mcp  pid %d %s  %s\n  vault %s, data %s, log %s\n  %s\n", rec.Port, rec.PID, state, rec.Bin, rec.Vault, rec.Data, rec.Log, line)
+	}
+	return nil
+}
+
+// linkModels makes dst/lib a symlink to src/lib and each src/models/NAME a
+// symlink dst/models/NAME, where dst has none: the binary finds the shared
+// models and ONNX Runtime, and a model it fetches lands in dst, not src.
+func linkModels(src, dst string) error {
+	if _, err := os.Lstat(filepath.Join(dst, "lib")); os.IsNotExist(err) {
+		if err := os.Symlink(filepath.Join(src, "lib"), filepath.Join(dst, "lib")); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dst, "models"), 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(filepath.Join(src, "models"))
+	if err != nil {
+		return fmt.Errorf("--models-from: %w", err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		link := filepath.Join(dst, "models", e.Name())
+		if _, err := os.Lstat(link); os.IsNotExist(err) {
+			if err := os.Symlink(filepath.Join(src, "models", e.Name()), link); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
