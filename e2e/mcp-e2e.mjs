@@ -56,10 +56,13 @@ async function exercise(client, label, vault) {
   const s = await callTool(client, 'vault_search', { query: 'why did writes get slow in the middle of the night', k: 3 });
   const notes = s.json?.notes ?? [];
   c('vault_search returns ranked notes', !s.isError && notes.length >= 1 && notes.length <= 3 &&
-    notes.every((n, i) => n.rank === i + 1 && typeof n.path === 'string' && typeof n.snippet === 'string' && typeof n.score === 'number'),
+    notes.every((n, i) => n.rank === i + 1 && typeof n.path === 'string' && typeof n.match?.ranks === 'object' &&
+      Array.isArray(n.passages) && n.passages.length >= 1 && n.passages.every((p) => typeof p.text === 'string' && p.text.length > 0)),
     s.text.slice(0, 300));
-  c('vault_search reports its stages and what is degraded', Array.isArray(s.json?.stages) && s.json.stages.length > 0 &&
-    Array.isArray(s.json?.degraded), s.text.slice(0, 300));
+  c('vault_search says nothing is degraded by leaving degraded out, and its stages only when explained', s.json?.degraded === undefined &&
+    s.json?.stages === undefined, s.text.slice(0, 300));
+  const ex = await callTool(client, 'vault_search', { query: 'why did writes get slow in the middle of the night', k: 3, explain: true });
+  c('vault_search with explain reports its stages', Array.isArray(ex.json?.stages) && ex.json.stages.length > 0, ex.text.slice(0, 300));
 
   // The client's expansions: the schema says what to write, the search takes
   // them, and the served configuration's stages say they read them.
@@ -81,6 +84,7 @@ async function exercise(client, label, vault) {
     query: 'why did writes get slow in the middle of the night', k: 3,
     keywords: 'compaction stall write stall memtable flush L0 latency',
     hypothetical_answer: 'Writes got slow at night because compaction fell behind: L0 files piled up and the memtable flush stalled writes.',
+    explain: true,
   });
   c('vault_search takes the client\'s keywords and answer', !x.isError && (x.json?.notes ?? []).length >= 1 &&
     (x.json?.stages ?? []).some((st) => /the client's keywords and answer read as sent/.test(st.info ?? '')), x.text.slice(0, 400));

@@ -292,7 +292,7 @@ func (nu *noteUnits) scoreUnits(q queryTerms, prefer int64) {
 	for i := range nu.units {
 		u := &nu.units[i]
 		seen := map[string]bool{}
-		for _, t := range stages.Terms(u.text) {
+		for _, t := range textTerms(u.text) {
 			t = stem(t)
 			if _, ok := q.weight[t]; ok && !seen[t] {
 				seen[t] = true
@@ -328,6 +328,21 @@ func (nu *noteUnits) scoreUnits(q queryTerms, prefer int64) {
 // question word's weight (measured against 0, 0.25, 0.6, 2 and 5 by
 // answer@1, docs/evaluation.md).
 const preferBonus = 1
+
+// textTerms are stages.Terms of a note's text, without its look for Han,
+// Kana and Hangul runs when the text is ASCII: most units are, and that
+// look is most of the cost (BenchmarkNotePassages).
+func textTerms(text string) []string {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return stages.Terms(text)
+		}
+	}
+	out := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
+	})
+	return out[:min(len(out), stages.MaxQueryTerms)]
+}
 
 // choosePassages picks up to max passages of at most budget bytes each: the
 // best unit and its neighbours within its section, then the best unit of

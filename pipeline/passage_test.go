@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/stages"
 )
 
 // chunk is a stored chunk of note 1, written by hand: ord follows the id.
@@ -482,6 +484,58 @@ func TestPassageBudgetByRank(t *testing.T) {
 	for _, c := range cases {
 		if b, n := passageBudget(c.detail, c.i); b != c.budget || n != c.count {
 			t.Errorf("passageBudget(%s, %d) = %d, %d; want %d, %d", c.detail, c.i, b, n, c.budget, c.count)
+		}
+	}
+}
+
+// BenchmarkNotePassages is the passage selection's cost for one note of
+// about 40,000 characters in 20 sections (a long real note, such as
+// blue-book's linux_snippets.md): cutting it into units, scoring them for a
+// question with keywords and an answer, and choosing the first note's
+// passages. An answer does this for each of its notes.
+func BenchmarkNotePassages(b *testing.B) {
+	var chunks []index.ChunkRow
+	words := strings.Fields("the container writes its logs to a json file that grows without bound unless the daemon rotates it " +
+		"set max-size and max-file in daemon.json then restart the service so new containers pick up the options")
+	for s := range 20 {
+		var body strings.Builder
+		for p := range 8 {
+			fmt.Fprintf(&body, "### Part %d\n\n", p)
+			for w := range 40 {
+				body.WriteString(words[(s*7+p*3+w)%len(words)])
+				if w%12 == 11 {
+					body.WriteString(". ")
+				} else {
+					body.WriteString(" ")
+				}
+			}
+			body.WriteString("\n\n")
+		}
+		chunks = append(chunks, index.ChunkRow{ID: int64(s + 1), NoteID: 1, Ord: s, Heading: fmt.Sprintf("Section %d", s), Body: body.String()})
+	}
+	size := 0
+	for _, c := range chunks {
+		size += len(c.Body)
+	}
+	q := newQueryTerms(Request{Text: "container logs keep eating my disk, how can I cap their size",
+		Keywords: "docker log rotation max-size max-file daemon.json", Answer: "Set max-size and max-file for the json-file log driver in daemon.json."})
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for range b.N {
+		nu := splitNote(chunks)
+		nu.scoreUnits(q, 7)
+		if ps := nu.choosePassages(7, DetailPassage, PassageBytes, 2); len(ps) == 0 {
+			b.Fatal("no passage")
+		}
+	}
+}
+
+// TestTextTerms: the ASCII fast path gives stages.Terms' terms.
+func TestTextTerms(t *testing.T) {
+	long := strings.Repeat("word ", 300)
+	for _, text := range []string{"", "Set max-size=10m in /etc/docker/daemon.json", "FERR-4102 lease_ttl_ms v2.15.2", long, "naïve café 日本語 mixed", "ABC def"} {
+		if got, want := textTerms(text), stages.Terms(text); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("textTerms(%.40q) = %q, want %q", text, got, want)
 		}
 	}
 }

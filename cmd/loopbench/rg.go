@@ -505,7 +505,9 @@ func checkSedScript(s string) string {
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
+			// delimited reads one part each time: the pattern, then the replacement.
+			pattern := delimited(d)
+			if !pattern || !delimited(d) {
 				return "sed: an s command is not closed"
 			}
 			for i < len(s) && !strings.ContainsRune(";\n}", rune(s[i])) {
@@ -523,7 +525,8 @@ func checkSedScript(s string) string {
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
+			source := delimited(d)
+			if !source || !delimited(d) {
 				return "sed: a y command is not closed"
 			}
 		case 'a', 'i', 'c':

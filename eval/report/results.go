@@ -184,7 +184,15 @@ func (b baselineFile) config(name string) *gate.Metrics {
 	return nil
 }
 
-func nDCGOf(m gate.Metrics) gate.FourDecimals     { return m.NDCG10 }
+func nDCGOf(m gate.Metrics) gate.FourDecimals { return m.NDCG10 }
+
+// answerOf is answer@1, 0 on a run without passage judgements.
+func answerOf(m gate.Metrics) gate.FourDecimals {
+	if m.Answer1 == nil {
+		return 0
+	}
+	return *m.Answer1
+}
 func recall10Of(m gate.Metrics) gate.FourDecimals { return m.Recall10 }
 func mrrOf(m gate.Metrics) gate.FourDecimals      { return m.MRR10 }
 
