@@ -263,19 +263,20 @@ func (g generator) search() step {
 		var res struct {
 			Config string `json:"config"`
 			Notes  []struct {
-				Rank    int    `json:"rank"`
-				Path    string `json:"path"`
-				Type    string `json:"type"`
-				Project string `json:"project"`
+				Rank     int               `json:"rank"`
+				Path     string            `json:"path"`
+				Type     string            `json:"type"`
+				Project  string            `json:"project"`
+				Passages []json.RawMessage `json:"passages"`
 			} `json:"notes"`
-			Stages   []json.RawMessage `json:"stages"`
-			Degraded []string          `json:"degraded"`
+			Stages []json.RawMessage `json:"stages"`
 		}
 		if err := decode(text, &res); err != nil {
 			return err
 		}
-		if res.Notes == nil || res.Stages == nil || res.Degraded == nil {
-			return fmt.Errorf("search result lacks notes, stages or degraded: %.200s", text)
+		// Stages are in the answer with explain only.
+		if res.Notes == nil || (args["explain"] == true) != (res.Stages != nil) {
+			return fmt.Errorf("search result lacks notes, or has stages without explain or none with it: %.200s", text)
 		}
 		if config != "" && res.Config != config {
 			return fmt.Errorf("search ran configuration %q, asked for %q", res.Config, config)
@@ -287,6 +288,8 @@ func (g generator) search() step {
 			switch {
 			case n.Rank != i+1:
 				return fmt.Errorf("search result %d has rank %d", i, n.Rank)
+			case len(n.Passages) == 0:
+				return fmt.Errorf("search result %d (%s) has no passage", i, n.Path)
 			case filter["path"] != nil && !strings.HasPrefix(n.Path, filter["path"].(string)):
 				return fmt.Errorf("search with path %q returned %s", filter["path"], n.Path)
 			case filter["type"] != nil && n.Type != filter["type"]:
