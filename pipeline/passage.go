@@ -123,9 +123,9 @@ func splitNote(chunks []index.ChunkRow) noteUnits {
 			push(2, c.Heading)
 		}
 		nu.chunkSec[c.ID] = len(nu.sections) - 1
-		var fence fenceTracker
+		var fence vault.Fence
 		for _, l := range strings.Split(c.Body, "\n") {
-			inCode := fence.update(l)
+			inCode := fence.Update(l)
 			t := strings.TrimSpace(l)
 			if t == "" {
 				continue
@@ -159,25 +159,6 @@ func headingLine(t string) (int, string, bool) {
 	return hs[0].Level, hs[0].Text, true
 }
 
-// fenceTracker follows code fences line by line.
-type fenceTracker struct{ marker string }
-
-func (f *fenceTracker) update(line string) bool {
-	t := strings.TrimLeft(line, " ")
-	if f.marker != "" {
-		if strings.HasPrefix(t, f.marker) {
-			f.marker = ""
-		}
-		return true
-	}
-	for _, m := range []string{"```", "~~~"} {
-		if strings.HasPrefix(t, m) {
-			f.marker = m
-			return true
-		}
-	}
-	return false
-}
 
 // sentences splits one line of prose after sentence-ending punctuation
 // followed by a space (". ", "? ", "! ") or after a full-width stop

@@ -395,6 +395,13 @@ func effectiveDate(fmDate, relPath string, mod time.Time) (date time.Time, sourc
 // fenceState tracks fenced code blocks (``` or ~~~) line by line.
 type fenceState struct{ marker string }
 
+// Fence tracks fenced code blocks (``` or ~~~) line by line, as the chunker,
+// the outline and the links see them; its zero value is outside any fence.
+type Fence struct{ s fenceState }
+
+// Update reports whether line is inside a fence or is a fence delimiter.
+func (f *Fence) Update(line string) bool { return f.s.update(line) }
+
 // update reports whether line is inside a fence or is a fence delimiter.
 func (f *fenceState) update(line string) bool {
 	t := strings.TrimLeft(line, " ")
