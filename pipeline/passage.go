@@ -159,7 +159,6 @@ func headingLine(t string) (int, string, bool) {
 	return hs[0].Level, hs[0].Text, true
 }
 
-
 // sentences splits one line of prose after sentence-ending punctuation
 // followed by a space (". ", "? ", "! ") or after a full-width stop
 // ("。", "？", "！"). A list item or table row is one line, so one unit
