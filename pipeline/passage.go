@@ -16,9 +16,9 @@ import (
 // Detail is how much of each found note an answer shows.
 type Detail string
 
-// The details a caller may ask for. DetailPassage is the default: the
-// answer@1 and bytes-per-answer columns of docs/results.md measure it against
-// the others (`make eval`).
+// The details a caller may ask for. DetailPassage is the default, the one
+// answer@1 and the answer's bytes measure (docs/evaluation.md says how its
+// budgets were chosen).
 const (
 	// DetailBrief: one passage per note of at most BriefBytes, the best
 	// sentence and what fits around it.
