@@ -229,7 +229,7 @@ func walkNotes(ctx context.Context, realRoot string, sc scope, skip func(rel str
 			case r == reasonBadName: // the reason shows the real bytes
 				skip(strings.ToValidUTF8(rel, "\uFFFD"), Problem{Reason: fmt.Sprintf("%s (%+q); rename the file", r, rel), Kind: r + "; rename the file", Detail: fmt.Sprintf("%+q", rel)})
 			case r == reasonControlName: // the reason shows the characters escaped
-				skip(rel, Problem{Reason: fmt.Sprintf("%s (%+q); rename the file", r, rel), Kind: r + "; rename the file", Detail: fmt.Sprintf("%+q", rel)})
+				skip(rel, Problem{Reason: fmt.Sprintf("%s (%+q); rename the file", r, rel), Kind: r + "; rename the file"})
 			case r == reasonNotMarkdown && d.Type()&fs.ModeSymlink != 0:
 				// WalkDir does not follow a symlink to a folder; one leading
 				// out of the vault is named, one within it is not (its notes
