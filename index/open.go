@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -30,6 +31,9 @@ type DB struct {
 	sql  dbReader
 	snap *sql.Tx
 	path string
+	// file is the index file as Open found it at path: CheckFile compares
+	// what is at path now with it (a deleted or replaced file).
+	file os.FileInfo
 	meta map[string]string
 	// gen reads the file's build generation, which Stale compares with
 	// meta's (the one opened).
@@ -150,7 +154,39 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
-	return &DB{db: db, sql: db, path: path, meta: meta, checked: reason, gen: gen, cc: &codeCache{}, queryTokenizer: &ftsTokenizer{}}, nil
+	// fi was taken before the file was opened: a file renamed over it in
+	// between makes CheckFile report a replacement (reopen, and all is
+	// well), never the other way round.
+	return &DB{db: db, sql: db, path: path, file: fi, meta: meta, checked: reason, gen: gen, cc: &codeCache{}, queryTokenizer: &ftsTokenizer{}}, nil
+}
+
+// ErrFileGone and ErrFileReplaced are CheckFile's findings.
+var (
+	ErrFileGone     = errors.New("the index file was deleted or moved away after it was opened")
+	ErrFileReplaced = errors.New("the index file was replaced by another file after it was opened")
+)
+
+// CheckFile reports whether the file at the index's path is still the one
+// this handle has open (one stat, compared by file identity: device and
+// inode, or Windows' file index). A build writes into the open file, which
+// changes its size and time but not its identity; a file deleted under the
+// handle is ErrFileGone (the handle still reads the deleted file, which no
+// build will ever update), one renamed over it ErrFileReplaced (open the
+// path again to read it).
+func (d *DB) CheckFile() error {
+	if d.file == nil {
+		return nil
+	}
+	fi, err := os.Stat(d.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s", ErrFileGone, d.path)
+	case err != nil:
+		return fmt.Errorf("%w: %s: %v", ErrFileGone, d.path, err)
+	case !os.SameFile(fi, d.file):
+		return fmt.Errorf("%w: %s", ErrFileReplaced, d.path)
+	}
+	return nil
 }
 
 // Check runs SQLite's page check (PRAGMA quick_check) on the open file:

@@ -189,6 +189,16 @@ func (s *Server) Health(ctx context.Context) Health {
 			}
 		}
 		release()
+		if err == nil {
+			// acquire opened a file renamed over the one it had; if it is
+			// still the old handle, the new file cannot be opened.
+			if ferr := hd.db.CheckFile(); ferr != nil {
+				s.mu.Lock()
+				why := s.openErr
+				s.mu.Unlock()
+				err = fmt.Errorf("%w, and it cannot be opened (%v): the tools answer from the file opened before, which no build updates; run `vault-rag reindex` or call vault_reindex", ferr, why)
+			}
+		}
 		if err != nil {
 			h.Index = err.Error()
 		} else {

@@ -55,14 +55,45 @@ func checkBind(addr, token string) error {
 func (s *Server) Handler() http.Handler {
 	// The server sends nothing unprompted, so there is no GET stream to hold
 	// open: every request is one bounded POST.
+	ids := newSessionIDs()
 	mcpH := mcpserver.NewStreamableHTTPServer(s.mcp,
 		mcpserver.WithDisableStreaming(true),
 		mcpserver.WithStreamableHTTPLogger(s.log),
+		mcpserver.WithSessionIdManager(ids),
 	)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpH)
+	mux.Handle("/mcp", refuseBatches(refuseUnknownDelete(ids, mcpH)))
 	mux.HandleFunc("GET /health", s.serveHealth)
 	return s.guard(mux)
+}
+
+// errBatch is the answer to a JSON-RPC batch (a body that is a JSON array):
+// MCP 2025-06-18 removed batches, and mcp-go would call the body invalid JSON.
+const errBatch = "JSON-RPC batches are not supported: send one message per request"
+
+// refuseBatches answers a POST whose body is a JSON array (after white
+// space) with a JSON-RPC Invalid Request error, HTTP 400. The guard has
+// already read the body, bounded, into memory.
+func refuseBatches(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
+			body, err := io.ReadAll(r.Body)
+			r.Body.Close()
+			if err != nil {
+				http.Error(w, "read request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
+					"error": map[string]any{"code": -32600, "message": errBatch}})
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {

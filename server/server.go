@@ -391,7 +391,18 @@ func (s *Server) acquireHandle(ctx context.Context) (h *handle, release func(), 
 		cur := s.cur
 		s.mu.Unlock()
 
-		stale := cur == nil || cur.db.Stale() // a stat, outside the lock
+		stale := cur == nil || cur.db.Stale() // a read, outside the lock
+		if !stale {
+			// The file at the path must still be the one open (a stat): one
+			// renamed over it is opened; one deleted under the server is an
+			// error, since the handle would serve a file no build updates.
+			switch err := cur.db.CheckFile(); {
+			case errors.Is(err, index.ErrFileReplaced):
+				stale = true
+			case err != nil:
+				return nil, nil, fileGone(err)
+			}
+		}
 		s.mu.Lock()
 		if s.ctx.Err() != nil {
 			s.mu.Unlock()
@@ -510,6 +521,12 @@ func (s *Server) openIndex(ctx context.Context) (*index.DB, error) {
 		return s.opts.openIndex(ctx, s.opts.DBPath)
 	}
 	return index.Open(ctx, s.opts.DBPath)
+}
+
+// fileGone is the error of every request, and /health's index, while the
+// index file the server has open has been deleted (or moved away).
+func fileGone(err error) error {
+	return fmt.Errorf("%w; call vault_reindex (or run `vault-rag reindex`) to build it again", err)
 }
 
 // noIndex explains why there is no index to serve and what happens next.

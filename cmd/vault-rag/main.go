@@ -68,11 +68,11 @@ func main() {
 		var ex exitError
 		if errors.As(err, &ex) {
 			if ex.msg != "" {
-				fmt.Fprintln(os.Stderr, ex.msg)
+				fmt.Fprintln(os.Stderr, termSafeLines(ex.msg))
 			}
 			os.Exit(ex.code)
 		}
-		fmt.Fprintf(os.Stderr, "vault-rag %s: %v\n", name, err)
+		fmt.Fprintf(os.Stderr, "vault-rag %s: %s\n", name, termSafeLines(err.Error()))
 		os.Exit(1)
 	}
 }

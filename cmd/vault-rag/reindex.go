@@ -67,7 +67,7 @@ func cmdReindex(ctx context.Context, args []string) error {
 	}
 	if spec, err := reg.Manifest().Lookup(name); err == nil {
 		if w := spec.ScriptWarning(rep.Script, rep.ScriptShare); w != "" {
-			fmt.Fprintf(os.Stderr, "reindex: warning: %s\n", w)
+			fmt.Fprintf(os.Stderr, "reindex: warning: %s\n", termSafe(w))
 		}
 	}
 	if *asJSON {
@@ -78,9 +78,9 @@ func cmdReindex(ctx context.Context, args []string) error {
 }
 
 func printReport(w io.Writer, rep index.Report, db string) {
-	fmt.Fprintf(w, "indexed %d notes, %d chunks into %s (%s, %s)\n", rep.Notes, rep.Chunks, db, rep.Mode, rep.Duration.Round(time.Millisecond))
+	fmt.Fprintf(w, "indexed %d notes, %d chunks into %s (%s, %s)\n", rep.Notes, rep.Chunks, termSafe(db), rep.Mode, rep.Duration.Round(time.Millisecond))
 	if rep.Fallback != "" {
-		fmt.Fprintf(w, "  incremental build ran as a full one: %s\n", rep.Fallback)
+		fmt.Fprintf(w, "  incremental build ran as a full one: %s\n", termSafe(rep.Fallback))
 	}
 	fmt.Fprintf(w, "  notes: %d added, %d changed, %d removed, %d unchanged\n", rep.Added, rep.Changed, rep.Removed, rep.Unchanged)
 	fmt.Fprintf(w, "  chunks: %d embedded, %d embeddings reused", rep.Embedded, rep.Reused)
@@ -109,19 +109,19 @@ const problemExamples = 3
 func printProblems(w io.Writer, noun string, files []vault.Skipped) {
 	for _, g := range vault.GroupProblems(files) {
 		if len(g.Files) == 1 {
-			fmt.Fprintf(w, "    %s: %s\n", g.Files[0].Path, g.Files[0].Reason)
+			fmt.Fprintf(w, "    %s: %s\n", termSafe(g.Files[0].Path), termSafe(g.Files[0].Reason))
 			continue
 		}
 		var ex []string
 		for _, f := range g.Files[:min(len(g.Files), problemExamples)] {
-			ex = append(ex, strings.TrimSpace(f.Path+" "+f.Detail))
+			ex = append(ex, termSafe(strings.TrimSpace(f.Path+" "+f.Detail)))
 		}
 		more := ""
 		if len(g.Files) > problemExamples {
 			ex[0] = "e.g. " + ex[0]
 			more = ", ..."
 		}
-		fmt.Fprintf(w, "    %d %s: %s (%s%s)\n", len(g.Files), noun, g.Kind, strings.Join(ex, ", "), more)
+		fmt.Fprintf(w, "    %d %s: %s (%s%s)\n", len(g.Files), noun, termSafe(g.Kind), strings.Join(ex, ", "), more)
 	}
 }
 

@@ -177,19 +177,19 @@ func printResult(w io.Writer, res *pipeline.Result, explain bool) {
 	fmt.Fprintf(w, "%s — %q (%s)\n", res.Config, res.Query, res.Took)
 	for _, st := range res.Stages {
 		if st.Info != "" {
-			fmt.Fprintf(w, "  [%s] %s\n", st.Stage, st.Info)
+			fmt.Fprintf(w, "  [%s] %s\n", st.Stage, termSafe(st.Info))
 		}
 	}
 	if len(res.Notes) == 0 {
 		fmt.Fprintln(w, "  (nothing)")
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintf(w, "%2d. [%.3f] %s\n    %s\n", n.Rank, n.Score, n.Path, n.Title)
+		fmt.Fprintf(w, "%2d. [%.3f] %s\n    %s\n", n.Rank, n.Score, termSafe(n.Path), termSafe(n.Title))
 		for _, p := range n.Passages {
 			if len(p.HeadingPath) > 0 {
-				fmt.Fprintf(w, "    § %s\n", strings.Join(p.HeadingPath, " › "))
+				fmt.Fprintf(w, "    § %s\n", termSafe(strings.Join(p.HeadingPath, " › ")))
 			}
-			for _, line := range strings.Split(p.Text, "\n") {
+			for _, line := range strings.Split(termSafeLines(p.Text), "\n") {
 				fmt.Fprintf(w, "      %s\n", line)
 			}
 		}
@@ -205,7 +205,7 @@ func printResult(w io.Writer, res *pipeline.Result, explain bool) {
 			fmt.Fprintf(w, "    explain: %s\n", strings.Join(parts, ", "))
 		}
 		for _, r := range n.Related {
-			fmt.Fprintf(w, "    related: %s %s\n", r.Direction, r.Path)
+			fmt.Fprintf(w, "    related: %s %s\n", r.Direction, termSafe(r.Path))
 		}
 	}
 }
@@ -261,7 +261,7 @@ func demoSearches(ctx context.Context, w io.Writer, s *session, root string, cfg
 				fmt.Fprintln(w, "    (nothing)")
 			}
 			for _, n := range res.Notes {
-				fmt.Fprintf(w, "    %d. [%.3f] %s\n", n.Rank, n.Score, n.Path)
+				fmt.Fprintf(w, "    %d. [%.3f] %s\n", n.Rank, n.Score, termSafe(n.Path))
 			}
 		}
 		fmt.Fprintln(w)

@@ -195,14 +195,18 @@ func askServer(ctx context.Context, addr string) serverStatus {
 }
 
 func printStatus(w io.Writer, st statusReport) {
-	row := func(k, format string, a ...any) { fmt.Fprintf(w, "%-10s %s\n", k, fmt.Sprintf(format, a...)) }
+	row := func(k, format string, a ...any) { fmt.Fprintf(w, "%-10s %s\n", k, termSafe(fmt.Sprintf(format, a...))) }
 	row("vault", "%s", st.Vault)
 	if !st.IndexExists {
 		row("index", "%s (%s)", st.Index, st.IndexProblem)
 	} else {
 		row("index", "%s (%s)", st.Index, humanBytes(st.IndexBytes))
 		if st.IndexProblem != "" {
-			row("problem", "%s", strings.ReplaceAll(st.IndexProblem, "\n", "\n           "))
+			label := "problem" // a problem of several lines: each escaped, aligned
+			for _, line := range strings.Split(st.IndexProblem, "\n") {
+				row(label, "%s", line)
+				label = ""
+			}
 		}
 	}
 	if st.IndexExists && st.Chunks > 0 {

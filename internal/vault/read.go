@@ -29,6 +29,7 @@ var refusals = map[string]string{
 	reasonHiddenFile:   "is a hidden file, not a note",
 	reasonLintReport:   "is a lint report, not a note",
 	reasonBadName:      "is not valid UTF-8, and no note is indexed under such a name",
+	reasonControlName:  "contains a control character",
 }
 
 // CleanNotePath checks a vault-relative note path from a client and returns it

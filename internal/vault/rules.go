@@ -3,6 +3,7 @@ package vault
 import (
 	"path"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -22,6 +23,7 @@ const (
 	reasonHiddenFile   = "hidden file"
 	reasonLintReport   = "lint report"
 	reasonBadName      = "file name is not valid UTF-8"
+	reasonControlName  = "file name has a control character"
 )
 
 // FolderReason says why the folder rel (vault-relative, slash-separated, not
@@ -40,8 +42,10 @@ func FolderReason(rel string) string {
 // FileReason says why the file rel (vault-relative, slash-separated) is not a
 // note by its name alone, or "" when it may be one: it must end in .md (any
 // case), not be hidden, not be a lint report (lint-report-*.md) and have a
-// path that is valid UTF-8, so the path stored is the path on disk. The
-// folders above it are FolderReason's.
+// path that is valid UTF-8, so the path stored is the path on disk, and free
+// of control characters (newline, tab, ESC, DEL, ...) in every segment, which
+// no client could send back (vault_read refuses them) and which would reach a
+// terminal that shows the path. The folders above it are FolderReason's.
 func FileReason(rel string) string {
 	base := path.Base(rel)
 	switch {
@@ -55,6 +59,8 @@ func FileReason(rel string) string {
 		// Stored under a repaired name, the note could not be opened again
 		// (vault_read would look for a file that is not there).
 		return reasonBadName
+	case strings.IndexFunc(rel, unicode.IsControl) >= 0:
+		return reasonControlName
 	}
 	return ""
 }

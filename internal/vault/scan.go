@@ -228,6 +228,15 @@ func walkNotes(ctx context.Context, realRoot string, sc scope, skip func(rel str
 			switch {
 			case r == reasonBadName: // the reason shows the real bytes
 				skip(strings.ToValidUTF8(rel, "\uFFFD"), Problem{Reason: fmt.Sprintf("%s (%+q); rename the file", r, rel), Kind: r + "; rename the file", Detail: fmt.Sprintf("%+q", rel)})
+			case r == reasonControlName: // the reason shows the characters escaped
+				skip(rel, Problem{Reason: fmt.Sprintf("%s (%+q); rename the file", r, rel), Kind: r + "; rename the file"})
+			case r == reasonNotMarkdown && d.Type()&fs.ModeSymlink != 0:
+				// WalkDir does not follow a symlink to a folder; one leading
+				// out of the vault is named, one within it is not (its notes
+				// are indexed under their own path).
+				if outsideFolderLink(realRoot, rel, p, &sc) {
+					skip(rel+"/", NewProblem("symlink leads outside the vault"))
+				}
 			case r == reasonNotMarkdown: // an attachment, not a note passed over
 			case quiet(r):
 				quietly(r)
@@ -243,6 +252,24 @@ func walkNotes(ctx context.Context, realRoot string, sc scope, skip func(rel str
 		visit(rel, p, d)
 		return nil
 	})
+}
+
+// outsideFolderLink reports whether the symlink at p (vault-relative rel)
+// resolves to a folder outside the vault that the vault's rules would
+// otherwise walk (not hidden, not a templates folder, not excluded).
+func outsideFolderLink(realRoot, rel, p string, sc *scope) bool {
+	if FolderReason(rel) != "" {
+		return false
+	}
+	if _, out := sc.folder(rel); out {
+		return false
+	}
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil || within(realRoot, target) {
+		return false
+	}
+	fi, err := os.Stat(target)
+	return err == nil && fi.IsDir()
 }
 
 // isBinary reports NUL bytes in the first 8000 bytes: such a file is not a note.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 )
 
 var testTime = time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -51,16 +52,18 @@ func scanVault(t *testing.T) string {
 	vaulttest.WriteTree(t, outside, map[string]string{"secret.md": "# outside the vault\n", "dir/o.md": "# outside\n"}, testTime)
 
 	links := map[string]string{
-		"dangling.md":    filepath.Join(root, "does-not-exist.md"),
-		"loop.md":        "loop.md",
-		"loop-a.md":      "loop-b.md",
-		"loop-b.md":      "loop-a.md",
-		"outside.md":     filepath.Join(outside, "secret.md"),
-		"outside-rel.md": filepath.Join("..", filepath.Base(outside), "secret.md"),
-		"inside-link.md": filepath.Join("notes", "b.md"),
-		"abs-inside.md":  filepath.Join(root, "a.md"),
-		"linked-dir":     filepath.Join(outside, "dir"),
-		"dir-link.md":    "notes",
+		"dangling.md":          filepath.Join(root, "does-not-exist.md"),
+		"loop.md":              "loop.md",
+		"loop-a.md":            "loop-b.md",
+		"loop-b.md":            "loop-a.md",
+		"outside.md":           filepath.Join(outside, "secret.md"),
+		"outside-rel.md":       filepath.Join("..", filepath.Base(outside), "secret.md"),
+		"inside-link.md":       filepath.Join("notes", "b.md"),
+		"abs-inside.md":        filepath.Join(root, "a.md"),
+		"linked-dir":           filepath.Join(outside, "dir"),
+		"dir-link.md":          "notes",
+		"inside-dir-link":      "notes",
+		".hidden-outside-link": filepath.Join(outside, "dir"),
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
@@ -130,8 +133,11 @@ func TestScanRules(t *testing.T) {
 		{path: "outside-rel.md", reason: "outside the vault"},
 		{path: "inside-link.md", indexed: true},
 		{path: "abs-inside.md", indexed: true},
-		{path: "linked-dir"},
+		{path: "linked-dir/", reason: "symlink leads outside the vault"},
 		{path: "linked-dir/o.md"},
+		{path: "inside-dir-link"}, // its notes are indexed under their own path
+		{path: "inside-dir-link/b.md"},
+		{path: ".hidden-outside-link"},
 		{path: "dir-link.md", reason: "not a file"},
 	}
 	want := map[string]bool{}
@@ -304,6 +310,54 @@ func TestScanSkipsNamesThatAreNotUTF8(t *testing.T) {
 	}
 	if len(skipped) != 1 || skipped[0].Path != "bad-\uFFFD.md" || !strings.Contains(skipped[0].Reason, "not valid UTF-8") || !strings.Contains(skipped[0].Reason, `\xff`) {
 		t.Errorf("skipped %+v, want bad-\uFFFD.md with a reason naming the byte", skipped)
+	}
+}
+
+// A file name with a control character (in the name or in a folder above
+// it) is skipped: vault_read refuses such a path, so the note could be found
+// but never read, and the name would reach terminals that show it. The
+// reason shows the characters escaped.
+func TestScanSkipsNamesWithControlCharacters(t *testing.T) {
+	tests := []struct{ name, path, escaped string }{
+		{"newline", "a\nb.md", `a\nb.md`},
+		{"tab", "a\tb.md", `a\tb.md`},
+		{"SOH", "a\x01b.md", `a\x01b.md`},
+		{"ESC", "red-\x1b[31m.md", `red-\x1b[31m.md`},
+		{"DEL", "a\x7fb.md", `a\x7fb.md`},
+		{"C1 CSI", "a\u009bb.md", `a\u009bb.md`},
+		{"in a folder", "dir\x1b[2J/note.md", `dir\x1b[2J/note.md`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			vaulttest.WriteTree(t, root, map[string]string{"good.md": "# good\n"}, testTime)
+			full := filepath.Join(root, filepath.FromSlash(tc.path))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Skipf("this file system refuses the name: %v", err)
+			}
+			if err := os.WriteFile(full, []byte("# bad\n"), 0o644); err != nil {
+				t.Skipf("this file system refuses the name: %v", err)
+			}
+			files, skipped, err := Scan(context.Background(), root, ScanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := paths(files); len(got) != 1 || got[0] != "good.md" {
+				t.Errorf("files %q, want only good.md", got)
+			}
+			if len(skipped) != 1 || skipped[0].Path != tc.path || !strings.Contains(skipped[0].Reason, "control character") ||
+				!strings.Contains(skipped[0].Reason, tc.escaped) || strings.IndexFunc(skipped[0].Reason, unicode.IsControl) >= 0 {
+				t.Errorf("skipped %+v, want %q with a reason naming %s", skipped, tc.path, tc.escaped)
+			}
+			// The watcher's walk leaves it out too.
+			var walked []string
+			if err := Walk(context.Background(), root, ScanOptions{}, func(rel, _ string) { walked = append(walked, rel) }); err != nil {
+				t.Fatal(err)
+			}
+			if len(walked) != 1 || walked[0] != "good.md" {
+				t.Errorf("Walk gave %q, want only good.md", walked)
+			}
+		})
 	}
 }
 
