@@ -23,22 +23,41 @@ const LoggerName = "vault-rag"
 
 // buildEvents carries a build's progress from the build goroutine to the
 // callers waiting for it: each vault_reindex call with a progressToken
-// subscribes for the run it waits for.
+// subscribes, and is sent the progress of the run it waits for and of the
+// run in progress before it (a first build, a watcher's build), including,
+// while that run waits for another process's build of the index, the
+// other build's coverage.
 type buildEvents struct {
-	mu   sync.Mutex
-	seq  int             // the run in progress, 0 when none
-	last *index.Progress // its last embedding progress
-	subs map[*progressSub]struct{}
+	mu    sync.Mutex
+	seq   int             // the run in progress, 0 when none
+	last  *index.Progress // its last embedding progress
+	other *otherBuild     // another process's build it waits for, nil when none
+	subs  map[*progressSub]struct{}
 	// noIndex is whether the run in progress started without an index
 	// file: its notes become listable when its keyword index is in place.
 	noIndex   bool
 	announced bool
 }
 
+// otherBuild is another process's build of the index, as seen from here: who
+// holds the build lock, and the vector coverage of the index it fills.
+type otherBuild struct {
+	holder index.BuildHolder
+	cov    index.Coverage
+}
+
 func (e *buildEvents) begin(seq int, noIndex bool) {
 	e.mu.Lock()
-	e.seq, e.last, e.noIndex, e.announced = seq, nil, noIndex, false
+	e.seq, e.last, e.other, e.noIndex, e.announced = seq, nil, nil, noIndex, false
 	e.mu.Unlock()
+}
+
+func (e *buildEvents) subsLocked() []*progressSub {
+	subs := make([]*progressSub, 0, len(e.subs))
+	for sub := range e.subs {
+		subs = append(subs, sub)
+	}
+	return subs
 }
 
 // progress records p and passes it to the subscribers of the run; it
@@ -49,11 +68,8 @@ func (e *buildEvents) progress(p index.Progress) (listable bool) {
 	}
 	e.mu.Lock()
 	seq := e.seq
-	e.last = &p
-	subs := make([]*progressSub, 0, len(e.subs))
-	for sub := range e.subs {
-		subs = append(subs, sub)
-	}
+	e.last, e.other = &p, nil
+	subs := e.subsLocked()
 	if e.noIndex && !e.announced {
 		// A staged first build embeds into the live index: its keyword
 		// index, and so the notes, are in place once embedding starts.
@@ -64,6 +80,24 @@ func (e *buildEvents) progress(p index.Progress) (listable bool) {
 		sub.update(seq, p)
 	}
 	return listable
+}
+
+// otherProgress records how far another process's build, which the run in
+// progress waits for, has got, and passes it to the subscribers.
+func (e *buildEvents) otherProgress(holder index.BuildHolder, cov index.Coverage) {
+	e.mu.Lock()
+	seq := e.seq
+	if seq == 0 || e.last != nil {
+		e.mu.Unlock()
+		return // no run, or it has the lock and reports its own progress
+	}
+	o := &otherBuild{holder: holder, cov: cov}
+	e.other = o
+	subs := e.subsLocked()
+	e.mu.Unlock()
+	for _, sub := range subs {
+		sub.updateOther(seq, *o)
+	}
 }
 
 func (e *buildEvents) subscribe(sub *progressSub) {
@@ -83,20 +117,21 @@ func (e *buildEvents) unsubscribe(sub *progressSub) {
 
 // end sends the last notification to the subscribers of run r, from the
 // build goroutine before r's waiters wake: it is queued before their result.
+// Subscribers waiting for a later run are told r ended.
 func (e *buildEvents) end(r *run) {
 	e.mu.Lock()
-	e.seq, e.last = 0, nil
-	subs := make([]*progressSub, 0, len(e.subs))
-	for sub := range e.subs {
-		subs = append(subs, sub)
-	}
+	e.seq, e.last, e.other = 0, nil, nil
+	subs := e.subsLocked()
 	e.mu.Unlock()
 	for _, sub := range subs {
 		sub.mu.Lock()
-		mine := sub.target == r.seq
+		target := sub.target
 		sub.mu.Unlock()
-		if mine {
+		switch {
+		case target == r.seq:
 			sub.finish(r)
+		case target > r.seq:
+			sub.passed(r)
 		}
 	}
 }
@@ -108,62 +143,166 @@ func (e *buildEvents) current() (int, *index.Progress) {
 	return e.seq, e.last
 }
 
-// progressSub sends one caller's progress notifications: the embedded
-// chunks of the run it waits for, at most one per ProgressInterval, and a
-// last one when the run ends. Progress counts in steps of total = chunks to
-// embed + 1, the last step being the build's end, so the notifications
-// increase strictly, as the protocol requires, up to progress == total.
+func (e *buildEvents) currentOther() *otherBuild {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.other
+}
+
+// progressSub sends one caller's progress notifications, at most one per
+// ProgressInterval, and a last one when its run ends. What it reports goes
+// through phases: the run in progress before the caller's own (when the call
+// came during one), another process's build that a run waits for, and the
+// caller's own run. Within a phase, progress counts chunks from the phase's
+// offset (the progress reached before it) and total is that offset plus the
+// chunks of the phase plus a step for the end of each run still to end (one
+// for the caller's run, two during a run before it), so the notifications
+// increase strictly, as the protocol requires, up to progress == total, the
+// caller's run's end.
 type progressSub struct {
 	send func(progress, total float64, message string)
 	now  func() time.Time
 
-	mu       sync.Mutex
-	target   int     // the run waited for, 0 until known
-	sent     float64 // the progress and total of the last notification
-	total    float64
-	any      bool
-	lastAt   time.Time
-	lastSeen *index.Progress // the latest update not sent (throttled)
-	finished bool
+	mu     sync.Mutex
+	target int // the run waited for, 0 until known
+	// phase is what is being reported: a run, and whether it is another
+	// process's build that run waits for; offset is the progress before it
+	// and phaseTotal its chunks.
+	phase      phaseKey
+	phased     bool
+	offset     float64
+	phaseTotal int
+	sent       float64 // the progress and total of the last notification
+	total      float64
+	any        bool
+	lastAt     time.Time
+	heldTotal  float64 // the total of the latest update not sent (throttled), 0 when none
+	finished   bool
 }
 
-// setTarget names the run and sends what it has already reported.
+type phaseKey struct {
+	seq   int
+	other bool
+}
+
+// setTarget names the run and sends what the run in progress has already
+// reported, when the caller waits for it or for the run after it.
 func (p *progressSub) setTarget(seq int, e *buildEvents) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.target = seq
-	if cur, last := e.current(); cur == seq && last != nil {
-		p.sendLocked(*last)
+	cur, last := e.current()
+	if cur == 0 || cur > seq {
+		return
 	}
+	if o := e.currentOther(); o != nil && last == nil {
+		p.sendOtherLocked(cur, *o)
+	} else if last != nil {
+		p.sendLocked(cur, *last)
+	}
+}
+
+// follows reports whether the caller reports run seq: its own, or the one
+// before it.
+func (p *progressSub) follows(seq int) bool {
+	return p.target != 0 && seq != 0 && seq <= p.target
 }
 
 func (p *progressSub) update(seq int, pr index.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.target == 0 || seq != p.target {
-		return
+	if p.follows(seq) {
+		p.sendLocked(seq, pr)
 	}
-	p.sendLocked(pr)
 }
 
-func (p *progressSub) sendLocked(pr index.Progress) {
-	now := p.now()
-	// The end of embedding is never held back: the build's last steps may
-	// take a while.
-	if p.any && now.Sub(p.lastAt) < ProgressInterval && pr.Done < pr.Total {
-		p.lastSeen = &pr
+func (p *progressSub) updateOther(seq int, o otherBuild) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.follows(seq) {
+		p.sendOtherLocked(seq, o)
+	}
+}
+
+// enterLocked makes key the phase reported, starting it from the progress
+// reached so far.
+func (p *progressSub) enterLocked(key phaseKey) {
+	if p.phased && p.phase == key {
 		return
 	}
-	progress, total := float64(pr.Done), float64(pr.Total+1)
-	if progress <= p.sent && p.any {
-		return // nothing new: the protocol wants each one higher
+	if p.phased {
+		p.offset = p.sent
 	}
-	msg := fmt.Sprintf("embedded %d of %d chunks", pr.Done, pr.Total)
+	p.phase, p.phased, p.heldTotal = key, true, 0
+}
+
+// steps is the ends of runs still to come while run seq is reported.
+func (p *progressSub) steps(seq int) float64 {
+	if seq < p.target {
+		return 2
+	}
+	return 1
+}
+
+func (p *progressSub) sendLocked(seq int, pr index.Progress) {
+	p.enterLocked(phaseKey{seq: seq})
+	p.phaseTotal = pr.Total
+	var msg string
+	if seq == p.target {
+		msg = fmt.Sprintf("embedded %d of %d chunks", pr.Done, pr.Total)
+	} else {
+		msg = fmt.Sprintf("reindex run %d, already running, embedded %d of %d chunks; this call's run %d follows it", seq, pr.Done, pr.Total, p.target)
+	}
 	if pr.Reused > 0 {
 		msg += fmt.Sprintf(" (%d reused from before)", pr.Reused)
 	}
+	p.emitLocked(pr.Done, pr.Total, p.steps(seq), msg)
+}
+
+func (p *progressSub) sendOtherLocked(seq int, o otherBuild) {
+	p.enterLocked(phaseKey{seq: seq, other: true})
+	p.phaseTotal = o.cov.Chunks
+	msg := fmt.Sprintf("another process (pid %d) is building the index: %d of %d chunks embedded; this call waits for it, then reindexes", o.holder.PID, o.cov.Embedded, o.cov.Chunks)
+	p.emitLocked(o.cov.Embedded, o.cov.Chunks, p.steps(seq), msg)
+}
+
+// emitLocked sends done of n in the current phase, unless it is too soon
+// after the last one or no higher.
+func (p *progressSub) emitLocked(done, n int, steps float64, msg string) {
+	now := p.now()
+	progress, total := p.offset+float64(done), p.offset+float64(n)+steps
+	// The end of embedding is never held back: the build's last steps may
+	// take a while.
+	if p.any && now.Sub(p.lastAt) < ProgressInterval && done < n {
+		p.heldTotal = total
+		return
+	}
+	if progress <= p.sent && p.any {
+		return // nothing new: the protocol wants each one higher
+	}
 	p.send(progress, total, msg)
-	p.sent, p.total, p.any, p.lastAt, p.lastSeen = progress, total, true, now, nil
+	p.sent, p.total, p.any, p.lastAt, p.heldTotal = progress, total, true, now, 0
+}
+
+// passed tells a caller waiting for a later run that run r, whose progress
+// it was sent, ended: its own run starts next.
+func (p *progressSub) passed(r *run) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.any || p.finished || !p.phased || p.phase.seq != r.seq {
+		return
+	}
+	progress := p.sent + 1
+	if !p.phase.other {
+		progress = max(progress, p.offset+float64(p.phaseTotal)+1)
+	}
+	total := max(p.total, progress+1)
+	msg := fmt.Sprintf("reindex run %d, which was running, ended; this call's run %d starts", r.seq, p.target)
+	if r.err != nil {
+		msg = fmt.Sprintf("reindex run %d, which was running, failed (%v); this call's run %d starts", r.seq, r.err, p.target)
+	}
+	p.send(progress, total, msg)
+	p.sent, p.total, p.lastAt, p.heldTotal = progress, total, p.now(), 0
 }
 
 // finish sends the last notification, progress == total, once.
@@ -175,11 +314,8 @@ func (p *progressSub) finish(r *run) {
 	}
 	p.finished = true
 	total := 1.0
-	switch {
-	case p.lastSeen != nil:
-		total = float64(p.lastSeen.Total + 1)
-	case p.any:
-		total = p.total
+	if p.any {
+		total = max(p.total, p.heldTotal, p.sent+1)
 	}
 	msg := fmt.Sprintf("reindex done: %d notes, %d added, %d changed, %d removed, %d chunks embedded", r.rep.Notes, r.rep.Added, r.rep.Changed, r.rep.Removed, r.rep.Embedded)
 	if r.err != nil {
@@ -282,6 +418,45 @@ func (s *Server) onBuildEnd(r *run) {
 func (s *Server) buildProgress(p index.Progress) {
 	if s.events.progress(p) {
 		s.notifyListChanged()
+	}
+}
+
+// OtherBuildPoll is how often a build waiting for another process's build
+// of the index looks at how far that build has got, for the progress of
+// the callers waiting.
+var OtherBuildPoll = time.Second
+
+// watchOtherBuild, run beside a build until stop is closed, sends the
+// callers waiting for it the coverage of the index while another process
+// holds its build lock: that process's build is what they wait for first.
+// It ends once this process holds the lock.
+func (s *Server) watchOtherBuild(ctx context.Context, stop <-chan struct{}) {
+	t := time.NewTicker(OtherBuildPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		holder, running, err := index.RunningBuild(s.opts.DBPath)
+		switch {
+		case err != nil || !running || holder.PID == 0:
+			continue // free (the build is taking it) or not said yet
+		case holder.PID == os.Getpid():
+			return // this build holds it and reports its own progress
+		}
+		h, release, err := s.acquire(ctx)
+		if err != nil {
+			continue // no index to read yet
+		}
+		cov, err := h.db.Coverage(ctx)
+		release()
+		if err == nil {
+			s.events.otherProgress(holder, cov)
+		}
 	}
 }
 

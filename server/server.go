@@ -319,6 +319,14 @@ func (s *Server) build(ctx context.Context) (index.Report, error) {
 	if s.opts.wrapEmbedder != nil {
 		emb = s.opts.wrapEmbedder(emb)
 	}
+	// While the build waits for another process's build of the index,
+	// the callers waiting for it are sent that build's coverage.
+	stop, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		s.watchOtherBuild(ctx, stop)
+	}()
+	defer func() { close(stop); <-watched }()
 	rep, err := index.Build(ctx, emb, index.BuildOptions{VaultPath: s.realVault, DBPath: s.opts.DBPath, Incremental: true, Scan: s.opts.Scan, EmbedderWhy: s.opts.EmbedderWhy,
 		Progress: s.buildProgress,
 		// Another process building this index (a second server, a CLI

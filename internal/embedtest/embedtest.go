@@ -24,16 +24,35 @@ type Embedder interface {
 }
 
 // Hanging is Embedder whose first EmbedPassages writes the file Marker (so
-// the test knows the build got that far) and never returns.
+// the test knows the build got that far) and never returns, or, when
+// Release is set, returns once Release is closed: then every call embeds
+// with Embedder.
 type Hanging struct {
 	Embedder
-	Marker string
+	Marker  string
+	Release <-chan struct{}
 }
 
-// EmbedPassages writes Marker and sleeps until the process is killed.
+// EmbedPassages writes Marker and sleeps until the process is killed, or
+// waits for Release (or ctx) and embeds.
 func (h *Hanging) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	if h.Release != nil {
+		select {
+		case <-h.Release:
+			return h.Embedder.EmbedPassages(ctx, texts)
+		default:
+		}
+	}
 	if err := os.WriteFile(h.Marker, nil, 0o644); err != nil {
 		return nil, err
+	}
+	if h.Release != nil {
+		select {
+		case <-h.Release:
+			return h.Embedder.EmbedPassages(ctx, texts)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	time.Sleep(time.Hour) // killed before it wakes
 	return nil, errors.New("not killed")

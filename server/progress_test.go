@@ -1,0 +1,175 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/embedtest"
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
+	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/models/bow"
+)
+
+// callReindexAsync calls vault_reindex with progressToken token and returns
+// the channel its outcome comes on.
+func callReindexAsync(t *testing.T, c *client.Client, token string) <-chan error {
+	done := make(chan error, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = ToolReindex
+		req.Params.Meta = &mcp.Meta{ProgressToken: token}
+		res, err := c.CallTool(ctx, req)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("reindex: %+v", res.Content)
+		}
+		done <- err
+	}()
+	return done
+}
+
+// checkProgressSequence checks the notifications of one call: its token,
+// strictly increasing progress within total, the last one at progress ==
+// total saying the build is done.
+func checkProgressSequence(t *testing.T, got []mcp.JSONRPCNotification, token string) {
+	t.Helper()
+	prev := -1.0
+	for i, m := range got {
+		tok, p, total, msg := progressOf(t, m)
+		t.Logf("progress %v of %v: %s", p, total, msg)
+		if tok != token {
+			t.Errorf("notification %d: token %v", i, tok)
+		}
+		if p <= prev || p > total {
+			t.Errorf("notification %d: progress %v of %v after %v: not increasing within total", i, p, total, prev)
+		}
+		prev = p
+		if last := i == len(got)-1; last != (p == total) || last && !strings.HasPrefix(msg, "reindex done: ") {
+			t.Errorf("notification %d of %d: %v of %v, %q", i+1, len(got), p, total, msg)
+		}
+	}
+}
+
+// waitLastProgress waits until the last progress notification has come
+// (progress == total) and returns them all.
+func waitLastProgress(t *testing.T, n *notes) []mcp.JSONRPCNotification {
+	t.Helper()
+	const method = string(mcp.MethodNotificationProgress)
+	got := n.waitCount(t, method, 1)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); got = n.of(method) {
+		if _, p, total, _ := progressOf(t, got[len(got)-1]); p == total {
+			break
+		}
+		select {
+		case <-n.got:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return got
+}
+
+// TestReindexProgressDuringFirstBuild: a vault_reindex call with a
+// progressToken made while the server's own first build runs is sent that
+// build's progress while it runs (before it ends), then its own run's, up
+// to progress == total.
+func TestReindexProgressDuringFirstBuild(t *testing.T) {
+	vaultPath := t.TempDir()
+	files := map[string]string{}
+	for i := range 12 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Note %d\n\n", i)
+		for j := range 4 {
+			fmt.Fprintf(&b, "## Part %d\n\nSection %d of note %d, with words enough to be a chunk of its own.\n\n", j, j, i)
+		}
+		files[fmt.Sprintf("n%02d.md", i)] = b.String()
+	}
+	vaulttest.WriteTree(t, vaultPath, files, fixedNow)
+	marker := filepath.Join(t.TempDir(), "embedding")
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	s := newModelFreeServer(t, func(o *Options) {
+		o.VaultPath, o.DBPath, o.ConfigName = vaultPath, filepath.Join(t.TempDir(), "vault.db"), "keyword"
+		o.wrapEmbedder = func(index.Embedder) index.Embedder {
+			return &embedtest.Hanging{Embedder: bow.Embedder{ModelName: models.DefaultEmbedder}, Marker: marker, Release: release}
+		}
+	})
+	t.Cleanup(free) // before the server closes
+	c := connectStdio(t, s)
+	n := collect(c)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first build never began embedding")
+		}
+	}
+	done := callReindexAsync(t, c, "first-1")
+	got := n.waitCount(t, string(mcp.MethodNotificationProgress), 1)
+	_, p, total, msg := progressOf(t, got[0])
+	if !strings.Contains(msg, "reindex run 1, already running, embedded 0 of ") || p >= total {
+		t.Errorf("progress while the first build is held: %v of %v, %q", p, total, msg)
+	}
+	free()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkProgressSequence(t, waitLastProgress(t, n), "first-1")
+}
+
+// TestReindexProgressOtherProcess: a vault_reindex call with a
+// progressToken made while another process builds the index is sent that
+// build's coverage, naming the process, until it ends; then its own run's
+// progress, up to progress == total.
+func TestReindexProgressOtherProcess(t *testing.T) {
+	vault := tinyVault(t)
+	dir := t.TempDir()
+	db, marker := filepath.Join(dir, "vault.db"), filepath.Join(dir, "embedding")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(exe, "-test.run=^TestOtherBuilderProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), otherBuilderEnv+"=1", "OTHER_VAULT="+vault, "OTHER_DB="+db, "OTHER_MARKER="+marker)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	embedtest.WaitForMarker(t, marker, cmd, &out, exited)
+
+	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
+	c := connectStdio(t, s)
+	n := collect(c)
+	done := callReindexAsync(t, c, "other-1")
+	got := n.waitCount(t, string(mcp.MethodNotificationProgress), 1)
+	_, p, total, msg := progressOf(t, got[0])
+	if want := fmt.Sprintf("another process (pid %d) is building the index: 0 of ", cmd.Process.Pid); !strings.Contains(msg, want) || p >= total {
+		t.Errorf("progress while process %d builds: %v of %v, %q", cmd.Process.Pid, p, total, msg)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkProgressSequence(t, waitLastProgress(t, n), "other-1")
+}
