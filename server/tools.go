@@ -238,7 +238,7 @@ func reindexDef() mcp.Tool {
 	return mcp.NewTool(ToolReindex,
 		mcp.WithDescription("Bring the index up to date with the vault: an incremental build that re-embeds only changed notes. Concurrent calls share one run; searches keep working meanwhile. "+
 			"Returns what changed and how long it took. The server also reindexes by itself when notes change. "+
-			"Called with a progressToken, it sends progress notifications: the chunks embedded of those to embed, a few a second at most, and a last one when the build ends."),
+			"Called with a progressToken, it sends progress notifications: the chunks embedded of those to embed, a few a second at most, and a last one when the build ends; called while a build is already running (the server's own, or another process's), first that build's."),
 		mcp.WithSchemaAdditionalProperties(false),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: "Reindex the vault", ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}),
 	)
