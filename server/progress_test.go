@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -172,4 +173,45 @@ func TestReindexProgressOtherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkProgressSequence(t, waitLastProgress(t, n), "other-1")
+}
+
+// TestProgressPhases: a caller waiting for run 8 while run 7 runs is sent
+// run 7's wait for another process's build, run 7's embedding, its end,
+// then run 8's embedding and end: strictly increasing, within total, the
+// last at progress == total.
+func TestProgressPhases(t *testing.T) {
+	var clock atomic.Int64
+	type sent struct {
+		p, total float64
+		msg      string
+	}
+	var got []sent
+	sub := &progressSub{
+		now:  func() time.Time { return time.Unix(0, clock.Add(int64(time.Second))) },
+		send: func(p, total float64, msg string) { got = append(got, sent{p, total, msg}) },
+	}
+	var ev buildEvents
+	ev.subscribe(sub)
+	ev.begin(7, false)
+	sub.setTarget(8, &ev)
+	ev.otherProgress(index.BuildHolder{PID: 4242}, index.Coverage{Embedded: 10, Chunks: 100})
+	ev.otherProgress(index.BuildHolder{PID: 4242}, index.Coverage{Embedded: 60, Chunks: 100})
+	ev.progress(index.Progress{Phase: "embedding", Done: 0, Total: 30})
+	ev.progress(index.Progress{Phase: "embedding", Done: 30, Total: 30})
+	ev.end(&run{seq: 7})
+	ev.begin(8, false)
+	ev.progress(index.Progress{Phase: "embedding", Done: 0, Total: 5})
+	ev.progress(index.Progress{Phase: "embedding", Done: 5, Total: 5})
+	ev.end(&run{seq: 8})
+	prev := -1.0
+	for i, s := range got {
+		t.Logf("%v of %v: %s", s.p, s.total, s.msg)
+		if s.p <= prev || s.p > s.total || (i == len(got)-1) != (s.p == s.total) {
+			t.Errorf("notification %d: %v of %v after %v", i, s.p, s.total, prev)
+		}
+		prev = s.p
+	}
+	if len(got) != 6 || !strings.Contains(got[0].msg, "pid 4242") || !strings.HasPrefix(got[len(got)-1].msg, "reindex done") {
+		t.Errorf("%d notifications: %+v", len(got), got)
+	}
 }
