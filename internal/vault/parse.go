@@ -156,6 +156,9 @@ func splitFrontmatter(s string) (fm, body, problem string) {
 	return "", s, "frontmatter: opening --- has no closing --- (read as body text)"
 }
 
+// knownKeys are the frontmatter keys parseFrontmatter reads.
+var knownKeys = map[string]bool{"type": true, "title": true, "date": true, "project": true, "status": true, "source": true, "topics": true, "tags": true, "aliases": true, "alias": true}
+
 // parseFrontmatter reads the keys vault-rag knows. Errors name the problem and
 // keep whatever could be read.
 func parseFrontmatter(fm string) (Frontmatter, []Problem) {
@@ -185,6 +188,16 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 			})
 		}
 		seen[key] = true
+		if v.Kind == yaml.AliasNode && key != "aliases" && key != "alias" && knownKeys[key] {
+			// An alias is never expanded (a chain of them, "billion laughs",
+			// would be 10^9 values): the value is left out, and said so.
+			warns = append(warns, Problem{
+				Reason: fmt.Sprintf("frontmatter %s: the value is a YAML alias (*name), not followed (ignored)", key),
+				Kind:   "frontmatter: a value is a YAML alias, not followed (ignored)",
+				Detail: key,
+			})
+			continue
+		}
 		switch key {
 		case "type":
 			m.Type = scalar(v)
