@@ -177,6 +177,7 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 	var warns []Problem
 	var aliases, alias []string // "aliases" and "alias" both count
 	seen := map[string]bool{}
+	var aliased []string // known keys whose value is a YAML alias
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
 		key := strings.ToLower(strings.TrimSpace(k.Value))
@@ -191,11 +192,7 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 		if v.Kind == yaml.AliasNode && key != "aliases" && key != "alias" && knownKeys[key] {
 			// An alias is never expanded (a chain of them, "billion laughs",
 			// would be 10^9 values): the value is left out, and said so.
-			warns = append(warns, Problem{
-				Reason: fmt.Sprintf("frontmatter %s: the value is a YAML alias (*name), not followed (ignored)", key),
-				Kind:   "frontmatter: a value is a YAML alias, not followed (ignored)",
-				Detail: key,
-			})
+			aliased = append(aliased, key)
 			continue
 		}
 		switch key {
@@ -224,6 +221,14 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 		case "alias":
 			alias = aliasList(key, v, &warns)
 		}
+	}
+	if len(aliased) > 0 {
+		keys := strings.Join(aliased, ", ")
+		warns = append(warns, Problem{
+			Reason: fmt.Sprintf("frontmatter %s: a YAML alias (*name), not followed (ignored)", keys),
+			Kind:   "frontmatter: a value is a YAML alias, not followed (ignored)",
+			Detail: keys,
+		})
 	}
 	m.Aliases = append(aliases, alias...)
 	if kept := keptAliases(m.Aliases); kept < len(m.Aliases) {

@@ -77,7 +77,7 @@ func WriteHostile(t T, root, outside string, mtime time.Time) Hostile {
 	bomb.WriteString("topics: *a9\ntitle: *a9\n---\n# Laughs\n\nThe body names the ibisbomb.\n")
 	files["bad/alias-bomb.md"] = bomb.String()
 	h.Good["bad/alias-bomb.md"] = "ibisbomb"
-	h.Bad["bad/alias-bomb.md"] = "warning: frontmatter t"
+	h.Bad["bad/alias-bomb.md"] = "warning: frontmatter topics, title: a YAML alias (*name), not followed (ignored)"
 	// A 1 MB frontmatter value.
 	files["bad/big-frontmatter.md"] = "---\ntitle: " + strings.Repeat("x", 1<<20) + "\ntype: note\n---\n# Big frontmatter\n\nThe body names the ibisfront.\n"
 	h.Good["bad/big-frontmatter.md"] = "ibisfront"
