@@ -166,6 +166,13 @@ func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error)
 		return Report{}, err
 	}
 	defer lock.release()
+	// Return the cache's free pages, under the lock, before this build (one
+	// killed earlier left them) and after it, whether it failed or not (its
+	// prune frees them). A failed or cancelled compaction costs disk space
+	// only, until the next build.
+	compact := func() { _, _, _ = compactCache(ctx, CachePath(opts.DBPath)) }
+	compact()
+	defer compact()
 	// A build killed while committing left a hot journal: roll it back now,
 	// before anything reads the index read-only (which cannot).
 	recoverHotJournal(ctx, opts.DBPath)

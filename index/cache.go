@@ -171,6 +171,70 @@ func (c *embedCache) put(ctx context.Context, hashes []string, vecs [][]float32)
 	return nil
 }
 
+// The cache is compacted when it holds more free space than data worth
+// keeping: a build that embedded a large vault and was then pruned, or one
+// that failed after filling the cache with vectors a later prune dropped,
+// leaves the file at its largest size, its pages free but never returned.
+const (
+	// compactShare is the share of the file's pages that must be free.
+	compactShare = 0.25
+	// compactMinBytes is the free space below which the file is left alone:
+	// rewriting it would cost more than the space is worth.
+	compactMinBytes = 4 << 20
+)
+
+// compactCache rewrites the cache at path without its free pages (VACUUM)
+// when more than compactShare of the file is free and that is more than
+// compactMinBytes. The caller holds the index's build lock, so no other
+// process has the cache open to write it. VACUUM rewrites the file in place
+// (no rename, so an open handle elsewhere is no obstacle on Windows); the
+// rows are the same afterwards. A missing file is nothing to do. It reports
+// the file's size before and after (equal when nothing was done).
+func compactCache(ctx context.Context, path string) (before, after int64, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return 0, 0, nil
+		}
+		return 0, 0, err
+	}
+	before, after = st.Size(), st.Size()
+	db, err := openSQLite(path, false)
+	if err != nil {
+		return before, after, err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return before, after, err
+	}
+	defer conn.Close()
+	var pages, free, pageSize int64
+	for _, q := range []struct {
+		sql string
+		dst *int64
+	}{{`PRAGMA page_count`, &pages}, {`PRAGMA freelist_count`, &free}, {`PRAGMA page_size`, &pageSize}} {
+		if err := conn.QueryRowContext(ctx, q.sql).Scan(q.dst); err != nil {
+			return before, after, fmt.Errorf("embedding cache: %s: %w", q.sql, err)
+		}
+	}
+	if pages == 0 || float64(free) <= compactShare*float64(pages) || free*pageSize <= compactMinBytes {
+		return before, after, nil
+	}
+	if _, err := conn.ExecContext(ctx, `VACUUM`); err != nil {
+		return before, after, fmt.Errorf("embedding cache: compact: %w", err)
+	}
+	// In WAL mode the rewritten pages sit in the WAL: copy them back, which
+	// truncates the file to its new size, and empty the WAL.
+	if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return before, after, fmt.Errorf("embedding cache: compact: checkpoint: %w", err)
+	}
+	if st, err := os.Stat(path); err == nil {
+		after = st.Size()
+	}
+	return before, after, nil
+}
+
 // prune drops this model's vectors that no chunk of the index at dbPath uses,
 // so the cache holds the current vault, not every version of every note.
 // Other models' vectors are kept: switching back to a model is then free.

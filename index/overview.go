@@ -88,7 +88,7 @@ const facetWithout = `SELECT coalesce(sum(type = ''), 0), coalesce(sum(project =
 type UnknownFacetError struct{ Name string }
 
 func (e *UnknownFacetError) Error() string {
-	return fmt.Sprintf("unknown facet %q (the facets are %s)", e.Name, strings.Join(FacetNames, ", "))
+	return fmt.Sprintf("unknown facet %s (the facets are %s)", vault.QuoteInput(e.Name), strings.Join(FacetNames, ", "))
 }
 
 // Facets counts the notes by the values of the named facets (FacetNames;

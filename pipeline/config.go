@@ -276,6 +276,9 @@ func Names(root string) ([]string, error) {
 	return out, nil
 }
 
+// ErrNoConfig is Find's error for a name no configuration has.
+var ErrNoConfig = errors.New("no configuration")
+
 // Find locates a configuration by path (one ending in .yaml or holding a
 // path separator) or by name (configs/NAME.yaml, then experiments/NAME.yaml,
 // then experiments/lab/NAME.yaml); a name must be valid (ValidName).
@@ -292,5 +295,5 @@ func Find(root, name string) (*Config, error) {
 			return LoadFile(p)
 		}
 	}
-	return nil, fmt.Errorf("no configuration %q in %s/configs, %s/experiments or %s/experiments/lab", name, root, root, root)
+	return nil, fmt.Errorf("%w %q in %s/configs, %s/experiments or %s/experiments/lab", ErrNoConfig, name, root, root, root)
 }

@@ -69,7 +69,7 @@ func ParseDetail(s string) (Detail, error) {
 	case DetailBrief, DetailPassage, DetailSection:
 		return Detail(s), nil
 	}
-	return "", fmt.Errorf("%w: detail %q is not %s, %s or %s", ErrBadQuery, s, DetailBrief, DetailPassage, DetailSection)
+	return "", fmt.Errorf("%w: detail %s is not %s, %s or %s", ErrBadQuery, vault.QuoteInput(s), DetailBrief, DetailPassage, DetailSection)
 }
 
 // Passage is a part of a found note: whole sentences or lines around the

@@ -12,7 +12,13 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
+
+// MaxFilterBytes bounds each string of a filter (path, type, project,
+// status, each topic): no note's value is longer, and a result's scope
+// repeats the filter.
+const MaxFilterBytes = 1024
 
 // args are a tool call's arguments, already checked against the tool's
 // declared parameters: every key is one the tool takes.
@@ -67,10 +73,17 @@ func checkArgs(t mcp.Tool, raw any) (args, error) {
 	return a, nil
 }
 
+// quoteAll quotes the first few of a client's names, each cut as
+// vault.QuoteInput cuts it, and counts the rest.
 func quoteAll(ss []string) string {
-	q := make([]string, len(ss))
+	const most = 5
+	var q []string
 	for i, s := range ss {
-		q[i] = fmt.Sprintf("%q", s)
+		if i == most {
+			q = append(q, fmt.Sprintf("and %d more", len(ss)-most))
+			break
+		}
+		q = append(q, vault.QuoteInput(s))
 	}
 	return strings.Join(q, ", ")
 }
@@ -184,7 +197,7 @@ func (a args) date(name string) (string, error) {
 		return s, err
 	}
 	if _, perr := time.Parse("2006-01-02", s); perr != nil || !datePattern.MatchString(s) {
-		return "", fmt.Errorf("parameter %q is %q, not a date (YYYY-MM-DD)", name, s)
+		return "", fmt.Errorf("parameter %q is %s, not a date (YYYY-MM-DD)", name, vault.QuoteInput(s))
 	}
 	return s, nil
 }
@@ -211,6 +224,19 @@ func (a args) filter() (index.Filter, error) {
 	}
 	if f.Topics, err = a.strList("topics"); err != nil {
 		return f, err
+	}
+	for _, p := range []struct {
+		name string
+		v    string
+	}{{"path", f.PathPrefix}, {"type", f.Type}, {"project", f.Project}, {"status", f.Status}} {
+		if len(p.v) > MaxFilterBytes {
+			return f, fmt.Errorf("parameter %q is %d bytes, over the %d it may have", p.name, len(p.v), MaxFilterBytes)
+		}
+	}
+	for i, t := range f.Topics {
+		if len(t) > MaxFilterBytes {
+			return f, fmt.Errorf("parameter %q: item %d is %d bytes, over the %d it may have", "topics", i, len(t), MaxFilterBytes)
+		}
 	}
 	if f.DateFrom, err = a.date("date_from"); err != nil {
 		return f, err

@@ -91,7 +91,7 @@ func deltaItems(a args) ([]candidate, error) {
 		}
 		for k := range obj {
 			if k != "text" && k != "title" {
-				return nil, fmt.Errorf("items[%d]: unknown key %q (an item takes text, title)", i, k)
+				return nil, fmt.Errorf("items[%d]: unknown key %s (an item takes text, title)", i, vault.QuoteInput(k))
 			}
 		}
 		text, ok := obj["text"].(string)
@@ -149,8 +149,8 @@ func deltaDef() mcp.Tool {
 			mcp.Items(map[string]any{
 				"type": "object",
 				"properties": map[string]any{
-					"text":  map[string]any{"type": "string", "minLength": 1, "maxLength": MaxDeltaItemBytes, "description": "The item's text."},
-					"title": map[string]any{"type": "string", "maxLength": MaxDeltaTitleBytes, "description": "An optional title, embedded before the text."},
+					"text":  map[string]any{"type": "string", "minLength": 1, "maxLength": MaxDeltaItemBytes, "description": fmt.Sprintf("The item's text, at most %d bytes.", MaxDeltaItemBytes)},
+					"title": map[string]any{"type": "string", "maxLength": MaxDeltaTitleBytes, "description": fmt.Sprintf("An optional title, embedded before the text, at most %d bytes.", MaxDeltaTitleBytes)},
 				},
 				"required":             []string{"text"},
 				"additionalProperties": false,

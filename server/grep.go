@@ -38,8 +38,6 @@ const (
 	// grepExcerpt is the most of a line an answer holds: a longer line is
 	// cut around its first match.
 	grepExcerpt = 200
-	// grepQuote is the most of a client's pattern an error quotes.
-	grepQuote = 40
 )
 
 // Sort orders of vault_grep.
@@ -178,7 +176,7 @@ func grepArgs(a args) (grepRequest, error) {
 		return r, errors.New(`parameter "pattern" is required and may not be empty`)
 	}
 	if len(pattern) > MaxGrepPattern {
-		return r, fmt.Errorf("parameter %q is %d bytes, over the %d a pattern may have (it starts %s)", "pattern", len(pattern), MaxGrepPattern, quotePrefix(pattern))
+		return r, fmt.Errorf("parameter %q is %d bytes, over the %d a pattern may have (it starts %s)", "pattern", len(pattern), MaxGrepPattern, vault.QuoteInput(pattern))
 	}
 	if !utf8.ValidString(pattern) {
 		return r, fmt.Errorf("parameter %q is not valid UTF-8", "pattern")
@@ -216,7 +214,7 @@ func grepArgs(a args) (grepRequest, error) {
 		r.sort = grepSortPath
 	case grepSortPath, grepSortDate, grepSortDateDesc:
 	default:
-		return r, fmt.Errorf("parameter %q is %s: it takes %q, %q or %q", "sort", quotePrefix(r.sort), grepSortPath, grepSortDate, grepSortDateDesc)
+		return r, fmt.Errorf("parameter %q is %s: it takes %q, %q or %q", "sort", vault.QuoteInput(r.sort), grepSortPath, grepSortDate, grepSortDateDesc)
 	}
 	if r.filesOnly, err = a.boolean("files_only"); err != nil {
 		return r, err
@@ -232,19 +230,6 @@ func grepArgs(a args) (grepRequest, error) {
 		return r, err
 	}
 	return r, nil
-}
-
-// quotePrefix quotes the start of a client's text, so that an error never
-// echoes a long input back.
-func quotePrefix(s string) string {
-	if len(s) <= grepQuote {
-		return fmt.Sprintf("%q", s)
-	}
-	cut := grepQuote
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q…", s[:cut])
 }
 
 // grepMatcher finds the matching lines of a note.
@@ -279,9 +264,9 @@ func newGrepMatcher(pattern string, isRegex, caseSensitive bool) (*grepMatcher, 
 	if err != nil {
 		var se *syntax.Error
 		if errors.As(err, &se) {
-			return nil, fmt.Errorf("parameter %q is not a regular expression (RE2 syntax): %s: %s", "pattern", se.Code, quotePrefix(se.Expr))
+			return nil, fmt.Errorf("parameter %q is not a regular expression (RE2 syntax): %s: %s", "pattern", se.Code, vault.QuoteInput(se.Expr))
 		}
-		return nil, fmt.Errorf("parameter %q is not a regular expression (RE2 syntax): %s", "pattern", quotePrefix(err.Error()))
+		return nil, fmt.Errorf("parameter %q is not a regular expression (RE2 syntax): %s", "pattern", vault.QuoteInput(err.Error()))
 	}
 	prefix := ""
 	if !caseSensitive {
@@ -296,7 +281,7 @@ func newGrepMatcher(pattern string, isRegex, caseSensitive bool) (*grepMatcher, 
 		return nil, fmt.Errorf("parameter %q is not a usable regular expression", "pattern")
 	}
 	if re.MatchString("") {
-		return nil, fmt.Errorf("parameter %q (%s) matches the empty string, so every line: give text it must contain", "pattern", quotePrefix(pattern))
+		return nil, fmt.Errorf("parameter %q (%s) matches the empty string, so every line: give text it must contain", "pattern", vault.QuoteInput(pattern))
 	}
 	m := &grepMatcher{re: re}
 	lit, fold := requiredLiteral(parsed.Simplify())
@@ -535,7 +520,7 @@ func excerpt(line []byte, s, e int) string {
 func checkGlob(glob string) error {
 	for _, seg := range strings.Split(glob, "/") {
 		if _, err := path.Match(seg, ""); err != nil {
-			return fmt.Errorf("parameter %q is %s, not a glob (%v)", "glob", quotePrefix(glob), err)
+			return fmt.Errorf("parameter %q is %s, not a glob (%v)", "glob", vault.QuoteInput(glob), err)
 		}
 	}
 	return nil

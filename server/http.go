@@ -18,6 +18,8 @@ import (
 	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // ErrNeedToken says the server was asked to listen beyond loopback without a
@@ -115,7 +117,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		if origin := r.Header.Get("Origin"); origin != "" && !s.allowedOrigin(origin) {
 			s.log.Warn("refused request", "reason", "foreign origin", "origin", origin, "remote", r.RemoteAddr)
-			http.Error(w, fmt.Sprintf("forbidden: origin %q is not allowed", origin), http.StatusForbidden)
+			http.Error(w, fmt.Sprintf("forbidden: origin %s is not allowed", vault.QuoteInput(origin)), http.StatusForbidden)
 			return
 		}
 		if s.opts.Token != "" && !s.authorized(r) {
@@ -164,7 +166,7 @@ func (s *Server) badHost(hostport string) string {
 		host, port = hostport, "80"
 	}
 	if bp := s.boundPort.Load(); bp != 0 && port != strconv.Itoa(int(bp)) {
-		return fmt.Sprintf("Host %q names another port than the one served (%d)", hostport, bp)
+		return fmt.Sprintf("Host %s names another port than the one served (%d)", vault.QuoteInput(hostport), bp)
 	}
 	if isLoopbackHost(host) {
 		return ""
@@ -181,7 +183,7 @@ func (s *Server) badHost(hostport string) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("Host %q is not this server (DNS rebinding protection)", hostport)
+	return fmt.Sprintf("Host %s is not this server (DNS rebinding protection)", vault.QuoteInput(hostport))
 }
 
 // allowedOrigin accepts http(s) origins on a loopback host (any port) and the

@@ -41,8 +41,6 @@ const (
 	// written. maxEmbedBytes bounds one embed's text.
 	maxEmbeds     = 20
 	maxEmbedBytes = 32 << 10
-	// quoteBytes is how much of a caller's text an error quotes.
-	quoteBytes = 60
 )
 
 func readDef() mcp.Tool {
@@ -53,10 +51,10 @@ func readDef() mcp.Tool {
 			`Embeds (![[note]], ![[note#heading]], ![[note#^block]]) are expanded one level, marked with their source. `+
 			`Returns the title, metadata, the note's headings (an outline; any entry can be passed as section), the heading path read, the file lines returned, and the text. `+
 			"Absolute paths, '..', backslashes, encoded traversal, NUL bytes and symlinks leading outside the vault are refused."),
-		mcp.WithString("path", mcp.Required(), mcp.MaxLength(MaxReadPathBytes), mcp.Description(`Vault-relative path of the note, as vault_search and vault_list return it, e.g. "projects/plan.md".`)),
+		mcp.WithString("path", mcp.Required(), mcp.MaxLength(MaxReadPathBytes), mcp.Description(`Vault-relative path of the note, as vault_search and vault_list return it, e.g. "projects/plan.md". At most 1024 bytes.`)),
 		mcp.WithString("section", mcp.MaxLength(MaxSectionBytes), mcp.Description(`A heading of any level, case-insensitive, as written or without its link markup ("## " optional), or a heading path: headings joined by " › " (or " > ", "/"), with or without the note's title first, e.g. "Configuration › Inhibit rules". Returns the heading and everything under it, its sub-sections included. At most 1024 bytes.`)),
 		mcp.WithString("anchor", mcp.MaxLength(MaxAnchorBytes), mcp.Description(`A passage of the note (a search result's snippet, a grep line), found ignoring case and white space; "…" at either end is ignored. Returns the paragraph(s) around it and the heading path where it sits. At most 4096 bytes.`)),
-		mcp.WithString("lines", mcp.Pattern(linesPattern), mcp.MaxLength(32), mcp.Description(`File lines to return, 1-based and inclusive, counted from the file's first line (frontmatter included), as grep numbers them: "120-160", "120" or "120-" (to the end).`)),
+		mcp.WithString("lines", mcp.Pattern(linesPattern), mcp.MaxLength(32), mcp.Description(`File lines to return, 1-based and inclusive, counted from the file's first line (frontmatter included), as grep numbers them: "120-160", "120" or "120-" (to the end). At most 32 bytes.`)),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("Byte offset in the text selected (after embeds are expanded) to start from: the next_offset of the previous answer (default 0).")),
 		mcp.WithInteger("max_bytes", mcp.Min(MinReadBytes), mcp.Max(MaxReadBytes), mcp.Description(fmt.Sprintf("Most bytes of text to return (%d..%d, default %d).", MinReadBytes, MaxReadBytes, DefaultReadBytes))),
 		mcp.WithSchemaAdditionalProperties(false),
@@ -431,18 +429,6 @@ func pageEnd(text string, off, max int) int {
 	return end
 }
 
-// quote is a caller's text as an error shows it: at most quoteBytes of it.
-func quote(s string) string {
-	if len(s) <= quoteBytes {
-		return strconv.Quote(s)
-	}
-	cut := quoteBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + "…"
-}
-
 // wantHeadings are the forms of a section argument to look up, with the
 // level its leading "#"s give (0 when none).
 func wantHeadings(want string) (forms []string, level int) {
@@ -542,7 +528,7 @@ func (d *noteDoc) pathMatches(w string, i int) bool {
 // paths, at most maxMissPaths of them.
 func (d *noteDoc) sectionMiss(want string) error {
 	if len(d.hs) == 0 {
-		return fmt.Errorf("note %s has no heading %s: it has no headings at all; read it without section, or pass anchor or lines", d.rel, quote(want))
+		return fmt.Errorf("note %s has no heading %s: it has no headings at all; read it without section, or pass anchor or lines", d.rel, vault.QuoteInput(want))
 	}
 	var paths []string
 	for i := range d.hs {
@@ -552,7 +538,7 @@ func (d *noteDoc) sectionMiss(want string) error {
 		}
 		paths = append(paths, strconv.Quote(d.pathOf(i)))
 	}
-	return fmt.Errorf("note %s has no heading %s; its headings are: %s", d.rel, quote(want), strings.Join(paths, ", "))
+	return fmt.Errorf("note %s has no heading %s; its headings are: %s", d.rel, vault.QuoteInput(want), strings.Join(paths, ", "))
 }
 
 // findAnchor finds an anchor in the note's text ignoring case and white
@@ -589,7 +575,7 @@ func (d *noteDoc) findAnchor(anchor string) ([][2]int, int, error) {
 		from = i + len(fa)
 	}
 	if n == 0 {
-		return nil, 0, fmt.Errorf("anchor %s is not in note %s (compared ignoring case and white space); search again, or read a section", quote(anchor), d.rel)
+		return nil, 0, fmt.Errorf("anchor %s is not in note %s (compared ignoring case and white space); search again, or read a section", vault.QuoteInput(anchor), d.rel)
 	}
 	return ms, n, nil
 }
@@ -665,7 +651,7 @@ func headingLine(line string) (int, bool) {
 func (d *noteDoc) lineSpan(arg string) (int, int, error) {
 	m := linesRE.FindStringSubmatch(arg)
 	if m == nil {
-		return 0, 0, fmt.Errorf("parameter %q is %s, not a line range (\"120-160\", \"120\" or \"120-\")", "lines", quote(arg))
+		return 0, 0, fmt.Errorf("parameter %q is %s, not a line range (\"120-160\", \"120\" or \"120-\")", "lines", vault.QuoteInput(arg))
 	}
 	total := len(d.lineStarts)
 	if d.text == "" {
@@ -682,13 +668,13 @@ func (d *noteDoc) lineSpan(arg string) (int, int, error) {
 	}
 	switch {
 	case err1 != nil || err2 != nil:
-		return 0, 0, fmt.Errorf("parameter %q is %s, not a line range", "lines", quote(arg))
+		return 0, 0, fmt.Errorf("parameter %q is %s, not a line range", "lines", vault.QuoteInput(arg))
 	case from < 1:
-		return 0, 0, fmt.Errorf("parameter %q is %s: lines count from 1", "lines", quote(arg))
+		return 0, 0, fmt.Errorf("parameter %q is %s: lines count from 1", "lines", vault.QuoteInput(arg))
 	case to < from:
-		return 0, 0, fmt.Errorf("parameter %q is %s: the range ends before it starts", "lines", quote(arg))
+		return 0, 0, fmt.Errorf("parameter %q is %s: the range ends before it starts", "lines", vault.QuoteInput(arg))
 	case from > total:
-		return 0, 0, fmt.Errorf("parameter %q is %s, but note %s has %d lines", "lines", quote(arg), d.rel, total)
+		return 0, 0, fmt.Errorf("parameter %q is %s, but note %s has %d lines", "lines", vault.QuoteInput(arg), d.rel, total)
 	}
 	to = min(to, total)
 	return d.lineStarts[from-1], d.lineEnd(to - 1), nil

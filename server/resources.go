@@ -14,6 +14,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // The notes as MCP resources: vault://PATH, one per indexed note, listed a
@@ -50,11 +51,11 @@ func ResourceURI(rel string) string {
 func notePathOfURI(uri string) (string, error) {
 	rest, ok := strings.CutPrefix(uri, ResourceScheme)
 	if !ok {
-		return "", fmt.Errorf("resource %q: a note's URI starts with %s", uri, ResourceScheme)
+		return "", fmt.Errorf("resource %s: a note's URI starts with %s", vault.QuoteInput(uri), ResourceScheme)
 	}
 	p, err := url.PathUnescape(rest)
 	if err != nil {
-		return "", fmt.Errorf("resource %q: the path is not validly percent-encoded: %w", uri, err)
+		return "", fmt.Errorf("resource %s: the path is not validly percent-encoded: %w", vault.QuoteInput(uri), err)
 	}
 	return p, nil
 }

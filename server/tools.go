@@ -63,11 +63,11 @@ const configNameRule = "a configuration is named by a bare name from configs/ or
 // vault_overview lists them.
 func filterOptions() []mcp.ToolOption {
 	return []mcp.ToolOption{
-		mcp.WithString("path", mcp.Description(`Only notes whose vault-relative path starts with this (case-sensitive), usually a folder ending in "/": vault_overview lists the top-level ones.`)),
-		mcp.WithString("type", mcp.Description("Only notes with this frontmatter type (case-insensitive; vault_overview lists the vault's types).")),
-		mcp.WithString("project", mcp.Description("Only notes of this frontmatter project (case-insensitive; vault_overview lists them).")),
-		mcp.WithString("status", mcp.Description("Only notes with this frontmatter status (case-insensitive; vault_overview lists them).")),
-		mcp.WithArray("topics", mcp.WithStringItems(), mcp.Description("Only notes carrying all of these topics: frontmatter topics or tags, case-insensitive, a leading # ignored (vault_overview lists them).")),
+		mcp.WithString("path", mcp.MaxLength(MaxFilterBytes), mcp.Description(`Only notes whose vault-relative path starts with this (case-sensitive), usually a folder ending in "/": vault_overview lists the top-level ones. At most 1024 bytes.`)),
+		mcp.WithString("type", mcp.MaxLength(MaxFilterBytes), mcp.Description("Only notes with this frontmatter type (case-insensitive; vault_overview lists the vault's types). At most 1024 bytes.")),
+		mcp.WithString("project", mcp.MaxLength(MaxFilterBytes), mcp.Description("Only notes of this frontmatter project (case-insensitive; vault_overview lists them). At most 1024 bytes.")),
+		mcp.WithString("status", mcp.MaxLength(MaxFilterBytes), mcp.Description("Only notes with this frontmatter status (case-insensitive; vault_overview lists them). At most 1024 bytes.")),
+		mcp.WithArray("topics", mcp.WithStringItems(mcp.MaxLength(MaxFilterBytes)), mcp.Description("Only notes carrying all of these topics: frontmatter topics or tags, case-insensitive, a leading # ignored (vault_overview lists them). Each at most 1024 bytes.")),
 		mcp.WithString("date_from", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Only notes dated on or after this day (YYYY-MM-DD).")),
 		mcp.WithString("date_to", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Only notes dated on or before this day (YYYY-MM-DD).")),
 	}
@@ -89,7 +89,7 @@ func KeywordsDescription(ls vault.Languages) string {
 		"in " + target + ", whatever the language of the question. No boolean operators or quotes. " +
 		exampleNote(example) +
 		`Example, for "my laptop keeps waking up at night": "wake sleep suspend hibernate lid wakeup ACPI power settings". ` +
-		"Leave it out rather than repeat the question."
+		"Leave it out rather than repeat the question. At most 16384 bytes."
 }
 
 // AnswerDescription: see KeywordsDescription.
@@ -100,7 +100,7 @@ func AnswerDescription(ls vault.Languages) string {
 		"Guesses are fine — it is only used to find the note, never shown. " +
 		exampleNote(example) +
 		`Example, for "my laptop keeps waking up at night": "To stop the laptop from waking from sleep, disable wake-on-LAN and USB wake sources in the power settings; check which device woke it with the wake history." ` +
-		"Leave it out rather than repeat the question."
+		"Leave it out rather than repeat the question. At most 16384 bytes."
 }
 
 // exampleNote keeps the English examples from overriding the language rule
@@ -201,7 +201,7 @@ func searchDef(ls vault.Languages) mcp.Tool {
 			"and passages: the sentences that best match, under their heading path. The first notes' passages often hold the answer itself; " +
 			`to read more, pass a passage's heading to vault_read as section. For exact words across every note (which notes mention X), use vault_grep. ` +
 			fmt.Sprintf("On a vault whose first index is still being built, it waits up to %g s for the keyword index, and says how far the vectors are.", DefaultFirstIndexWait.Seconds())),
-		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("What to look for, in plain words or exact tokens (error codes, config keys).")),
+		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("What to look for, in plain words or exact tokens (error codes, config keys). At most 16384 bytes.")),
 		mcp.WithString("keywords", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(KeywordsDescription(ls))),
 		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription(ls))),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description(fmt.Sprintf("How many notes to return (1..50, default %d); ask for more when you need a longer list.", DefaultK))),
@@ -359,7 +359,7 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 		return SearchResult{}, err
 	}
 	if order != "" && order != SortRelevance && order != SortDate && order != SortDateDesc {
-		return SearchResult{}, fmt.Errorf("parameter %q is %s: it takes %q, %q or %q", "sort", quotePrefix(order), SortRelevance, SortDate, SortDateDesc)
+		return SearchResult{}, fmt.Errorf("parameter %q is %s: it takes %q, %q or %q", "sort", vault.QuoteInput(order), SortRelevance, SortDate, SortDateDesc)
 	}
 	nowText, err := a.str("now")
 	if err != nil {
@@ -369,7 +369,7 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 	if nowText != "" {
 		var ok bool
 		if now, ok = pipeline.ParseNow(nowText); !ok {
-			return SearchResult{}, fmt.Errorf("parameter %q is %q, neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD", "now", nowText)
+			return SearchResult{}, fmt.Errorf("parameter %q is %s, neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD", "now", vault.QuoteInput(nowText))
 		}
 	}
 	name, err := a.str("config")
@@ -379,11 +379,18 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 	if name == "" {
 		name = s.opts.ConfigName
 	} else if !pipeline.ValidName(name) {
-		return SearchResult{}, fmt.Errorf("parameter %q is %q: %s", "config", name, configNameRule)
+		return SearchResult{}, fmt.Errorf("parameter %q is %s: %s", "config", vault.QuoteInput(name), configNameRule)
 	}
 	cfg, err := pipeline.Find(s.opts.ConfigRoot, name)
 	if err != nil {
-		return SearchResult{}, fmt.Errorf("configuration %q: %w", name, err)
+		// Where the configurations live is the server's business: the
+		// client is told the name is unknown, or that the file is broken,
+		// and the server's log has the whole error.
+		if errors.Is(err, pipeline.ErrNoConfig) {
+			return SearchResult{}, fmt.Errorf("no configuration named %s in configs/ or experiments/", vault.QuoteInput(name))
+		}
+		s.log.Warn("configuration cannot be loaded", "config", name, "err", err)
+		return SearchResult{}, fmt.Errorf("configuration %s cannot be loaded; the server's log says why", vault.QuoteInput(name))
 	}
 	if err := s.checkModels(cfg); err != nil {
 		return SearchResult{}, err
@@ -530,7 +537,7 @@ func (s *Server) list(ctx context.Context, a args) (ListResult, error) {
 	}
 	order, ok := listOrders[sortText]
 	if !ok {
-		return ListResult{}, fmt.Errorf("parameter %q is %s: it takes %q, %q or %q", "sort", quotePrefix(sortText), listSortPath, SortDate, SortDateDesc)
+		return ListResult{}, fmt.Errorf("parameter %q is %s: it takes %q, %q or %q", "sort", vault.QuoteInput(sortText), listSortPath, SortDate, SortDateDesc)
 	}
 	h, release, waited, err := s.acquireFirst(ctx)
 	if err != nil {

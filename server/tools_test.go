@@ -233,7 +233,7 @@ func TestSearchRefusals(t *testing.T) {
 		{"explain a string", map[string]any{"query": "x", "explain": "yes"}, []string{`"explain" must be true or false`}},
 		{"config a path", map[string]any{"query": "x", "config": "../configs/keyword"}, []string{"bare name"}},
 		{"config a yaml file", map[string]any{"query": "x", "config": "/etc/passwd.yaml"}, []string{"bare name"}},
-		{"unknown config", map[string]any{"query": "x", "config": "nope"}, []string{`no configuration "nope"`}},
+		{"unknown config", map[string]any{"query": "x", "config": "nope"}, []string{`no configuration named "nope" in configs/ or experiments/`}},
 		{"keywords a list", map[string]any{"query": "x", "keywords": []any{"a", "b"}}, []string{`"keywords" must be a string`}},
 		{"answer a number", map[string]any{"query": "x", "hypothetical_answer": 3}, []string{`"hypothetical_answer" must be a string`}},
 		{"answer too long", map[string]any{"query": "x", "hypothetical_answer": strings.Repeat("a", 20000)}, []string{"the answer is 20000 bytes", "16384"}},

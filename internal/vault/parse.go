@@ -156,6 +156,9 @@ func splitFrontmatter(s string) (fm, body, problem string) {
 	return "", s, "frontmatter: opening --- has no closing --- (read as body text)"
 }
 
+// knownKeys are the frontmatter keys parseFrontmatter reads.
+var knownKeys = map[string]bool{"type": true, "title": true, "date": true, "project": true, "status": true, "source": true, "topics": true, "tags": true, "aliases": true, "alias": true}
+
 // parseFrontmatter reads the keys vault-rag knows. Errors name the problem and
 // keep whatever could be read.
 func parseFrontmatter(fm string) (Frontmatter, []Problem) {
@@ -174,6 +177,7 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 	var warns []Problem
 	var aliases, alias []string // "aliases" and "alias" both count
 	seen := map[string]bool{}
+	var aliased []string // known keys whose value is a YAML alias
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
 		key := strings.ToLower(strings.TrimSpace(k.Value))
@@ -185,6 +189,12 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 			})
 		}
 		seen[key] = true
+		if v.Kind == yaml.AliasNode && key != "aliases" && key != "alias" && knownKeys[key] {
+			// An alias is never expanded (a chain of them, "billion laughs",
+			// would be 10^9 values): the value is left out, and said so.
+			aliased = append(aliased, key)
+			continue
+		}
 		switch key {
 		case "type":
 			m.Type = scalar(v)
@@ -211,6 +221,14 @@ func parseFrontmatter(fm string) (Frontmatter, []Problem) {
 		case "alias":
 			alias = aliasList(key, v, &warns)
 		}
+	}
+	if len(aliased) > 0 {
+		keys := strings.Join(aliased, ", ")
+		warns = append(warns, Problem{
+			Reason: fmt.Sprintf("frontmatter %s: a YAML alias (*name), not followed (ignored)", keys),
+			Kind:   "frontmatter: a value is a YAML alias, not followed (ignored)",
+			Detail: keys,
+		})
 	}
 	m.Aliases = append(aliases, alias...)
 	if kept := keptAliases(m.Aliases); kept < len(m.Aliases) {

@@ -519,3 +519,23 @@ func TestParseNoteBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestFrontmatterAliasNotFollowed: a known key whose value is a YAML alias
+// is left out with one warning naming the keys, however far the aliases
+// would expand ("billion laughs"); an anchored value itself is read.
+func TestFrontmatterAliasNotFollowed(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\ntype: &t idea\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [*l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	b.WriteString("topics: *l9\nstatus: *t\n---\n# Laughs\n\nbody\n")
+	n := ParseNote("laughs.md", []byte(b.String()), time.Time{})
+	if n.Frontmatter.Type != "idea" || n.Frontmatter.Topics != nil || n.Frontmatter.Status != "" {
+		t.Errorf("frontmatter %+v", n.Frontmatter)
+	}
+	want := []Problem{{Reason: "frontmatter topics, status: a YAML alias (*name), not followed (ignored)", Kind: "frontmatter: a value is a YAML alias, not followed (ignored)", Detail: "topics, status"}}
+	if !reflect.DeepEqual(n.Warnings, want) {
+		t.Errorf("warnings %+v, want %+v", n.Warnings, want)
+	}
+}

@@ -41,9 +41,9 @@ var refusals = map[string]string{
 func CleanNotePath(p string) (string, error) {
 	refuse := func(form, why string) (string, error) {
 		if form != p {
-			return "", fmt.Errorf("%w: path %q (URL-decoded: %q) %s", ErrRefused, p, form, why)
+			return "", fmt.Errorf("%w: path %s (URL-decoded: %s) %s", ErrRefused, QuoteInput(p), QuoteInput(form), why)
 		}
-		return "", fmt.Errorf("%w: path %q %s", ErrRefused, p, why)
+		return "", fmt.Errorf("%w: path %s %s", ErrRefused, QuoteInput(p), why)
 	}
 	if strings.TrimSpace(p) == "" {
 		return "", fmt.Errorf("%w: the path is empty", ErrRefused)
@@ -76,7 +76,7 @@ func CleanNotePath(p string) (string, error) {
 	}
 	clean := path.Clean(p)
 	if clean == "." {
-		return "", fmt.Errorf("%w: path %q names the vault root, not a note", ErrRefused, p)
+		return "", fmt.Errorf("%w: path %s names the vault root, not a note", ErrRefused, QuoteInput(p))
 	}
 	if r := PathReason(clean); r != "" {
 		return refuse(p, refusals[r])
@@ -101,16 +101,16 @@ func ReadNote(vaultRoot, rel string) ([]byte, fs.FileInfo, error) {
 	resolved, err := filepath.EvalSymlinks(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("no note %q in the vault", rel)
+			return nil, nil, fmt.Errorf("no note %s in the vault", QuoteInput(rel))
 		}
-		return nil, nil, fmt.Errorf("resolve %q: %s", rel, errText(err))
+		return nil, nil, fmt.Errorf("resolve %s: %s", QuoteInput(rel), errText(err))
 	}
 	if !within(vaultRoot, resolved) {
-		return nil, nil, fmt.Errorf("%w: %q is a symlink leading outside the vault", ErrRefused, rel)
+		return nil, nil, fmt.Errorf("%w: %s is a symlink leading outside the vault", ErrRefused, QuoteInput(rel))
 	}
 	root, err := os.OpenRoot(vaultRoot)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open vault: %w", err)
+		return nil, nil, fmt.Errorf("open the vault: %s", errText(err)) // its path is the server's, not for the client
 	}
 	defer root.Close()
 	return readFromRoot(root, rel)
@@ -122,27 +122,27 @@ func ReadNote(vaultRoot, rel string) ([]byte, fs.FileInfo, error) {
 func readFromRoot(root *os.Root, rel string) ([]byte, fs.FileInfo, error) {
 	f, err := root.Open(filepath.FromSlash(rel))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: open %q: %s", ErrRefused, rel, errText(err))
+		return nil, nil, fmt.Errorf("%w: open %s: %s", ErrRefused, QuoteInput(rel), errText(err))
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, fmt.Errorf("stat %q: %w", rel, err)
+		return nil, nil, fmt.Errorf("stat %s: %s", QuoteInput(rel), errText(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%w: %q is not a regular file", ErrRefused, rel)
+		return nil, nil, fmt.Errorf("%w: %s is not a regular file", ErrRefused, QuoteInput(rel))
 	}
 	if fi.Size() > DefaultMaxNoteBytes {
-		return nil, nil, fmt.Errorf("%w: %q is %d bytes, over the %d a note may have", ErrRefused, rel, fi.Size(), DefaultMaxNoteBytes)
+		return nil, nil, fmt.Errorf("%w: %s is %d bytes, over the %d a note may have", ErrRefused, QuoteInput(rel), fi.Size(), DefaultMaxNoteBytes)
 	}
 	var buf bytes.Buffer
 	buf.Grow(int(fi.Size()) + bytes.MinRead) // one allocation when the size holds
 	if _, err := buf.ReadFrom(io.LimitReader(f, DefaultMaxNoteBytes+1)); err != nil {
-		return nil, nil, fmt.Errorf("read %q: %w", rel, err)
+		return nil, nil, fmt.Errorf("read %s: %s", QuoteInput(rel), errText(err))
 	}
 	raw := buf.Bytes()
 	if isBinary(raw) {
-		return nil, nil, fmt.Errorf("%w: %q has binary content, not a note", ErrRefused, rel)
+		return nil, nil, fmt.Errorf("%w: %s has binary content, not a note", ErrRefused, QuoteInput(rel))
 	}
 	return raw, fi, nil
 }
