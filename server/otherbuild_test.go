@@ -42,24 +42,7 @@ func TestOtherBuilderProcess(t *testing.T) {
 // and, when that process is killed mid-way, takes the build over and ends
 // with every chunk embedded.
 func TestOtherProcessBuilding(t *testing.T) {
-	vault := tinyVault(t)
-	dir := t.TempDir()
-	db, marker := filepath.Join(dir, "vault.db"), filepath.Join(dir, "embedding")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	cmd := exec.Command(exe, "-test.run=^TestOtherBuilderProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), otherBuilderEnv+"=1", "OTHER_VAULT="+vault, "OTHER_DB="+db, "OTHER_MARKER="+marker)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	embedtest.WaitForMarker(t, marker, cmd, &out, exited)
+	vault, db, cmd, exited := startOtherBuilder(t)
 
 	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
 	c := connectStdio(t, s)
@@ -99,4 +82,31 @@ func TestOtherProcessBuilding(t *testing.T) {
 	if len(res.Notes) == 0 || res.Building != nil {
 		t.Errorf("search after the take-over: %+v", res)
 	}
+}
+
+// startOtherBuilder starts this test binary as another process building a
+// tiny vault's index (TestOtherBuilderProcess) and waits until its build is
+// embedding, held there by the hanging embedder; the process is killed when
+// the test ends.
+func startOtherBuilder(t *testing.T) (vault, db string, cmd *exec.Cmd, exited chan struct{}) {
+	t.Helper()
+	vault = tinyVault(t)
+	dir := t.TempDir()
+	db, marker := filepath.Join(dir, "vault.db"), filepath.Join(dir, "embedding")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd = exec.Command(exe, "-test.run=^TestOtherBuilderProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), otherBuilderEnv+"=1", "OTHER_VAULT="+vault, "OTHER_DB="+db, "OTHER_MARKER="+marker)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited = make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	embedtest.WaitForMarker(t, marker, cmd, &out, exited)
+	return vault, db, cmd, exited
 }

@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -137,24 +135,7 @@ func TestReindexProgressDuringFirstBuild(t *testing.T) {
 // build's coverage, naming the process, until it ends; then its own run's
 // progress, up to progress == total.
 func TestReindexProgressOtherProcess(t *testing.T) {
-	vault := tinyVault(t)
-	dir := t.TempDir()
-	db, marker := filepath.Join(dir, "vault.db"), filepath.Join(dir, "embedding")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	cmd := exec.Command(exe, "-test.run=^TestOtherBuilderProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), otherBuilderEnv+"=1", "OTHER_VAULT="+vault, "OTHER_DB="+db, "OTHER_MARKER="+marker)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	embedtest.WaitForMarker(t, marker, cmd, &out, exited)
+	vault, db, cmd, exited := startOtherBuilder(t)
 
 	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
 	c := connectStdio(t, s)
