@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command loopbench is the harness of the loop benchmark (bench/loop/README.md):
 // language-model assistants answer held-out questions about a vault, once
 // with vault-rag's MCP tools only (arm vault-rag), once with rg, sed, cat and
