@@ -72,7 +72,6 @@ type ResultNote struct {
 	Path    string      `json:"path"`
 	Title   string      `json:"title"`
 	Heading string      `json:"heading,omitempty"`
-	Snippet string      `json:"snippet"`
 	Score   float64     `json:"score"`
 	Date    string      `json:"date,omitempty"`
 	Type    string      `json:"type,omitempty"`
@@ -271,10 +270,6 @@ func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *s
 	if err != nil {
 		return nil, err
 	}
-	terms := stages.Terms(req.Text)
-	if req.Keywords != "" {
-		terms = append(terms, stages.Terms(req.Keywords)...)
-	}
 	qt := newQueryTerms(req)
 	detail := req.Detail
 	if detail == "" {
@@ -284,8 +279,7 @@ func assemble(ctx context.Context, db *index.DB, cfg *Config, req Request, st *s
 		n, c := notes[it.NoteID], chunks[it.ChunkID]
 		rn := ResultNote{
 			Rank: i + 1, Path: n.Path, Title: n.Title, Heading: c.Heading,
-			Snippet: stages.Snippet(c.Body, terms, stages.SnippetChars),
-			Score:   it.Score, Date: n.Date, Type: n.Type, Project: n.Project,
+			Score: it.Score, Date: n.Date, Type: n.Type, Project: n.Project,
 			Note: n,
 		}
 		if req.Explain {
