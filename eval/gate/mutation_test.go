@@ -180,6 +180,11 @@ func TestGateMutations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The passage judgements too: answer@1 and the answer's bytes are gated
+	// per query, and must hold on another CPU as the ranks do.
+	if ds.Answers, err = eval.LoadAnswers(eval.AnswersPath(repoRoot, ds.Name), ds); err != nil || ds.Answers == nil {
+		t.Fatalf("the demo's passage judgements: %v", err)
+	}
 	memo := &sync.Map{}
 	run := func(ds *eval.Dataset, cfgs []*pipeline.Config, r recorder) *eval.DatasetRun {
 		t.Helper()
