@@ -23,15 +23,11 @@ type Answer struct {
 // cmdAnswer appends one answer line; the assistants may use it instead of
 // writing the JSON themselves. It does not look at the vault.
 func cmdAnswer(args []string) error {
-	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
+	fs := newFlagSet("answer", "usage: loopbench answer --answers FILE --arm ARM --qid ID --text ANSWER -- [PATH...]  (paths best first, at most 5)")
 	answers := fs.String("answers", "", "the answers file (JSON lines, appended)")
 	arm := fs.String("arm", "", "vault-rag or ripgrep")
 	qid := fs.String("qid", "", "the question's id")
 	text := fs.String("text", "", "the one or two sentence answer")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: loopbench answer --answers FILE --arm ARM --qid ID --text ANSWER -- [PATH...]  (paths best first, at most 5)")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -101,6 +101,17 @@ func main() {
 	os.Exit(1)
 }
 
+// newFlagSet is a subcommand's flags, whose usage is its usage line and then
+// the flags.
+func newFlagSet(name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // usageErr is a command-line mistake: exit status 2.
 func usageErr(format string, a ...any) error {
 	return exitCode{code: 2, msg: fmt.Sprintf(format, a...)}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,14 +31,10 @@ var allowedCommands = map[string]bool{"rg": true, "sed": true, "cat": true, "ls"
 // cmdRG runs one of rg, sed, cat and ls in the vault folder, with no shell,
 // prints its output (stdout and stderr, cut at outputCap) and logs the call.
 func cmdRG(args []string) error {
-	fs := flag.NewFlagSet("rg", flag.ContinueOnError)
+	fs := newFlagSet("rg", "usage: loopbench rg --vault DIR --log FILE --qid ID -- rg|sed|cat|ls ARG...")
 	vault := fs.String("vault", "", "the vault folder: the commands' working directory")
 	logPath := fs.String("log", "", "the call log (JSON lines, appended)")
 	qid := fs.String("qid", "", "the question's id")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: loopbench rg --vault DIR --log FILE --qid ID -- rg|sed|cat|ls ARG...")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

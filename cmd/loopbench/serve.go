@@ -52,7 +52,7 @@ func statePaths(state string, port int) (record, log string) {
 // built and the models and ONNX Runtime are found), and waits until /health
 // says the index is complete: every chunk embedded, no build running.
 func cmdServeStart(args []string) error {
-	fs := flag.NewFlagSet("serve-start", flag.ContinueOnError)
+	fs := newFlagSet("serve-start", "usage: loopbench serve-start --bin VAULT_RAG --vault DIR --port N --data DIR [flags] [-- EXTRA-SERVE-FLAGS...]")
 	bin := fs.String("bin", "", "the vault-rag binary")
 	vault := fs.String("vault", "", "the vault folder")
 	port := fs.Int("port", 0, "the loopback port to serve on")
@@ -62,10 +62,6 @@ func cmdServeStart(args []string) error {
 	threads := fs.Int("threads", 1, "VAULT_RAG_THREADS, the embedder's threads (0: the binary's default)")
 	wait := fs.Duration("wait", 90*time.Minute, "how long to wait for a complete index (0: do not wait)")
 	modelsFrom := fs.String("models-from", "", "a data folder whose lib/ and models/* to symlink into --data where missing (so the index is built apart, the models shared)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: loopbench serve-start --bin VAULT_RAG --vault DIR --port N --data DIR [flags] [-- EXTRA-SERVE-FLAGS...]")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

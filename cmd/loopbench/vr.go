@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,14 +27,10 @@ const vrTimeout = 3 * time.Minute
 // input schema); `call TOOL JSON` calls one tool over MCP (streamable HTTP)
 // and prints the result's text content verbatim. Both are logged.
 func cmdVR(args []string) error {
-	fs := flag.NewFlagSet("vr", flag.ContinueOnError)
+	fs := newFlagSet("vr", "usage: loopbench vr --server URL --log FILE --qid ID tools\n       loopbench vr --server URL --log FILE --qid ID call TOOL 'JSON-ARGUMENTS'")
 	server := fs.String("server", "", "the MCP endpoint, http://127.0.0.1:PORT/mcp")
 	logPath := fs.String("log", "", "the call log (JSON lines, appended)")
 	qid := fs.String("qid", "", "the question's id")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: loopbench vr --server URL --log FILE --qid ID tools\n       loopbench vr --server URL --log FILE --qid ID call TOOL 'JSON-ARGUMENTS'")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
