@@ -21,10 +21,6 @@ type NoteRow struct {
 	Warnings   []string
 }
 
-// Written reports whether the note's date is one its author wrote (in the
-// frontmatter or the file name), not its file time.
-func (n NoteRow) Written() bool { return n.DateSource != "" && n.DateSource != "mtime" }
-
 // ChunkRow is a chunk as stored.
 type ChunkRow struct {
 	ID      int64

@@ -578,7 +578,7 @@ func sortGrepNotes(notes []grepNote, order string) {
 	}
 	desc := order == grepSortDateDesc
 	slices.SortStableFunc(notes, func(a, b grepNote) int {
-		am, bm := a.source == "mtime", b.source == "mtime"
+		am, bm := !vault.DateWritten(a.source), !vault.DateWritten(b.source)
 		if am != bm {
 			if am {
 				return 1

@@ -34,7 +34,7 @@ type NoteMeta struct {
 // written (source "frontmatter" or "filename"), the file time as modified.
 func noteMeta(m index.NoteMeta, dateSource string, modified time.Time) NoteMeta {
 	out := NoteMeta{Type: m.Type, Project: m.Project, Status: m.Status, Source: m.Source, Topics: m.Topics}
-	if (index.NoteRow{DateSource: dateSource}).Written() {
+	if vault.DateWritten(dateSource) {
 		out.Date = m.Date
 	}
 	if !modified.IsZero() {

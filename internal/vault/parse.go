@@ -407,8 +407,17 @@ func effectiveDate(fmDate, relPath string, mod time.Time) (date time.Time, sourc
 			return t, "filename", fmErr
 		}
 	}
-	return mod.UTC(), "mtime", fmErr
+	return mod.UTC(), DateFromFileTime, fmErr
 }
+
+// DateFromFileTime is Note.DateSource for a note that states no date: its
+// date is the file's modification time.
+const DateFromFileTime = "mtime"
+
+// DateWritten reports whether a note's date, read from source
+// (Note.DateSource), is one its author wrote: in the frontmatter or the file
+// name, not the file's time.
+func DateWritten(source string) bool { return source != "" && source != DateFromFileTime }
 
 // fenceState tracks fenced code blocks (``` or ~~~) line by line.
 type fenceState struct{ marker string }
