@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/vault-rag/vault-rag/internal/vault"
 )
 
 // The read side's lookups: counts, notes, chunks, vectors, links and
@@ -217,8 +219,8 @@ const (
 
 var orderBy = map[Order]string{
 	OrderPath:     `n.path`,
-	OrderDate:     `n.date_source = 'mtime', n.date, n.path`,
-	OrderDateDesc: `n.date_source = 'mtime', CASE WHEN n.date_source = 'mtime' THEN '' ELSE n.date END DESC, n.path`,
+	OrderDate:     `n.date_source = '` + vault.DateFromFileTime + `', n.date, n.path`,
+	OrderDateDesc: `n.date_source = '` + vault.DateFromFileTime + `', CASE WHEN n.date_source = '` + vault.DateFromFileTime + `' THEN '' ELSE n.date END DESC, n.path`,
 }
 
 // ListSorted is List in another order.

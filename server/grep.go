@@ -578,17 +578,7 @@ func sortGrepNotes(notes []grepNote, order string) {
 	}
 	desc := order == grepSortDateDesc
 	slices.SortStableFunc(notes, func(a, b grepNote) int {
-		am, bm := !vault.DateWritten(a.source), !vault.DateWritten(b.source)
-		if am != bm {
-			if am {
-				return 1
-			}
-			return -1
-		}
-		if c := strings.Compare(a.date, b.date); c != 0 {
-			if desc {
-				return -c
-			}
+		if c := compareDates(vault.DateWritten(a.source), a.date, vault.DateWritten(b.source), b.date, desc); c != 0 {
 			return c
 		}
 		return strings.Compare(a.path, b.path)

@@ -463,18 +463,25 @@ func sortNotes(notes []SearchNote, order string) {
 		return
 	}
 	slices.SortStableFunc(notes, func(a, b SearchNote) int {
-		switch {
-		case a.Date == b.Date:
-			return 0
-		case a.Date == "":
-			return 1
-		case b.Date == "":
-			return -1
-		case order == SortDateDesc:
-			return strings.Compare(b.Date, a.Date)
-		}
-		return strings.Compare(a.Date, b.Date)
+		return compareDates(a.Date != "", a.Date, b.Date != "", b.Date, order == SortDateDesc)
 	})
+}
+
+// compareDates orders two notes by date for a date sort: a note whose date
+// is written (frontmatter, file name) before one dated by its file's time
+// only, then by date, oldest first unless desc. vault_search, vault_grep
+// and (in SQL, index.ListSorted) vault_list sort alike.
+func compareDates(aWritten bool, aDate string, bWritten bool, bDate string, desc bool) int {
+	if aWritten != bWritten {
+		if aWritten {
+			return -1
+		}
+		return 1
+	}
+	if desc {
+		return strings.Compare(bDate, aDate)
+	}
+	return strings.Compare(aDate, bDate)
 }
 
 // checkModels refuses a configuration whose stages need a model that is not
