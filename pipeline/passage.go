@@ -131,7 +131,7 @@ func splitNote(chunks []index.ChunkRow) noteUnits {
 				continue
 			}
 			if !inCode {
-				if level, text, ok := headingLine(t); ok {
+				if level, text, ok := vault.ATXHeading(t); ok {
 					push(level, text)
 					continue
 				}
@@ -148,15 +148,6 @@ func splitNote(chunks []index.ChunkRow) noteUnits {
 		}
 	}
 	return nu
-}
-
-// headingLine reads a line as an ATX heading, as vault.Outline does.
-func headingLine(t string) (int, string, bool) {
-	hs := vault.Outline(t)
-	if len(hs) != 1 || hs[0].Start != 0 {
-		return 0, "", false
-	}
-	return hs[0].Level, hs[0].Text, true
 }
 
 // sentences splits one line of prose after sentence-ending punctuation

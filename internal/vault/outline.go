@@ -28,7 +28,7 @@ func Outline(body string) []Heading {
 		if fence.update(line) {
 			continue
 		}
-		level, text, ok := atxHeading(line)
+		level, text, ok := ATXHeading(line)
 		if !ok {
 			continue
 		}
@@ -37,8 +37,9 @@ func Outline(body string) []Heading {
 	return out
 }
 
-// atxHeading reads one line as an ATX heading.
-func atxHeading(line string) (level int, text string, ok bool) {
+// ATXHeading reads one line as an ATX heading: its level and its text
+// without the "#"s; ok is false for a line that is not one.
+func ATXHeading(line string) (level int, text string, ok bool) {
 	for level < len(line) && level < 7 && line[level] == '#' {
 		level++
 	}
