@@ -609,7 +609,7 @@ func (d *noteDoc) paragraphs(start, end int) (int, int) {
 		if strings.TrimSpace(line) == "" {
 			return true
 		}
-		_, ok := headingLine(line)
+		_, _, ok := vault.ATXHeading(line)
 		return ok
 	}
 	if !isBreak(first) {
@@ -636,15 +636,6 @@ func (d *noteDoc) lineEnd(l int) int {
 		return d.lineStarts[l+1] - 1
 	}
 	return len(strings.TrimSuffix(d.text, "\n"))
-}
-
-// headingLine reports whether a line is an ATX heading.
-func headingLine(line string) (int, bool) {
-	hs := vault.Outline(line)
-	if len(hs) == 1 {
-		return hs[0].Level, true
-	}
-	return 0, false
 }
 
 // lineSpan is the [start, end) of text a lines argument names.
