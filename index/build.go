@@ -100,12 +100,13 @@ type Progress struct {
 	// Phase is "reading" (notes parsed, chunked and written; Done and Total
 	// count notes) or "embedding" (Done and Total count the chunks that need
 	// the model, Tokens and TotalTokens their tokens: the work, for an ETA).
-	Phase       string
-	Done, Total int
-	Tokens      int
-	TotalTokens int
+	Phase       string `json:"phase"`
+	Done        int    `json:"done"`
+	Total       int    `json:"total"`
+	Tokens      int    `json:"tokens,omitempty"`
+	TotalTokens int    `json:"total_tokens,omitempty"`
 	// Reused counts chunks whose vector was already stored (embedding phase).
-	Reused int
+	Reused int `json:"reused,omitempty"`
 }
 
 // Counts is what a build did, in numbers: the part of a Report the server's
@@ -166,6 +167,7 @@ func Build(ctx context.Context, emb Embedder, opts BuildOptions) (Report, error)
 		return Report{}, err
 	}
 	defer lock.release()
+	opts.Progress = lock.tracking(opts.Progress)
 	// Return the cache's free pages, under the lock, before this build (one
 	// killed earlier left them) and after it, whether it failed or not (its
 	// prune frees them). A failed or cancelled compaction costs disk space

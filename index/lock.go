@@ -1,12 +1,14 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -36,7 +38,16 @@ type BuildHolder struct {
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
 	Mode    string    `json:"mode"` // "full" or "incremental", as asked
+	// Progress is how far the build has got, rewritten as it goes (at most
+	// every ProgressEvery, and at each change of phase): what another
+	// process shows of a build whose new file it cannot see. Nil before the
+	// build reports any.
+	Progress *Progress `json:"progress,omitempty"`
 }
+
+// ProgressEvery is how often a build rewrites its progress into the lock
+// file at most.
+var ProgressEvery = 500 * time.Millisecond
 
 // BuildRunningError is Build's answer when another build of the index runs
 // and BuildOptions.WaitForBuild is not set. errors.Is(err, ErrBuildRunning)
@@ -73,7 +84,13 @@ const (
 )
 
 // buildLock is a held build lock.
-type buildLock struct{ f *os.File }
+type buildLock struct {
+	f       *os.File
+	holder  BuildHolder
+	mu      sync.Mutex
+	written time.Time // when the progress was last written
+	size    int       // the longest record written, which a shorter one pads
+}
 
 // lockBuild takes the build lock of dbPath and records the holder in it. When
 // another build holds it, it waits for that build to end if wait is set (until
@@ -111,11 +128,43 @@ func lockBuild(ctx context.Context, dbPath, mode string, wait bool) (*buildLock,
 	}
 	// Who holds the lock is for a reader to show; the lock itself is taken,
 	// so a failed write costs only that. Marshalling the struct cannot fail.
-	raw, _ := json.Marshal(BuildHolder{PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second), Mode: mode})
+	l := &buildLock{f: f, holder: BuildHolder{PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second), Mode: mode}}
 	if f.Truncate(0) == nil {
-		_, _ = f.WriteAt(append(raw, '\n'), 0)
+		l.write()
 	}
-	return &buildLock{f: f}, nil
+	return l, nil
+}
+
+// write records the holder in the lock file, over what is there: a record
+// shorter than the last is padded with spaces, so the file never holds a
+// mix of two, and a reader never meets it empty mid-build.
+func (l *buildLock) write() {
+	raw, _ := json.Marshal(l.holder) // a struct of numbers and strings: cannot fail
+	if pad := l.size - len(raw); pad > 0 {
+		raw = append(raw, bytes.Repeat([]byte{' '}, pad)...)
+	}
+	l.size = len(raw)
+	_, _ = l.f.WriteAt(append(raw, '\n'), 0)
+}
+
+// tracking returns a progress callback that calls next and records the
+// progress in the lock file, at most every ProgressEvery except when the
+// phase changes or a phase ends. A failed write costs only the record.
+func (l *buildLock) tracking(next func(Progress)) func(Progress) {
+	return func(p Progress) {
+		if next != nil {
+			next(p)
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		now := time.Now()
+		prev := l.holder.Progress
+		if prev != nil && prev.Phase == p.Phase && p.Done < p.Total && now.Sub(l.written) < ProgressEvery {
+			return
+		}
+		l.holder.Progress, l.written = &p, now
+		l.write()
+	}
 }
 
 // release empties the lock file and lets the lock go.
@@ -128,7 +177,7 @@ func (l *buildLock) release() {
 // readHolder reads who holds the lock from the lock file.
 func readHolder(f *os.File) (BuildHolder, error) {
 	var h BuildHolder
-	buf := make([]byte, 512)
+	buf := make([]byte, 1024)
 	n, err := f.ReadAt(buf, 0)
 	if n == 0 {
 		if err == nil {

@@ -40,10 +40,22 @@ type buildEvents struct {
 }
 
 // otherBuild is another process's build of the index, as seen from here: who
-// holds the build lock, and the vector coverage of the index it fills.
+// holds the build lock, and how far it has got: done of total in its
+// phase, "reading" (notes) or "embedding" (chunks).
 type otherBuild struct {
-	holder index.BuildHolder
-	cov    index.Coverage
+	holder      index.BuildHolder
+	phase       string
+	done, total int
+}
+
+// otherBuildOf is how far holder's build has got: the progress it records
+// in the lock file, else (a build that has not reported yet) cov, the
+// vector coverage of the index it fills.
+func otherBuildOf(holder index.BuildHolder, cov index.Coverage) otherBuild {
+	if p := holder.Progress; p != nil {
+		return otherBuild{holder: holder, phase: p.Phase, done: p.Done, total: p.Total}
+	}
+	return otherBuild{holder: holder, phase: "embedding", done: cov.Embedded, total: cov.Chunks}
 }
 
 func (e *buildEvents) begin(seq int, noIndex bool) {
@@ -84,14 +96,13 @@ func (e *buildEvents) progress(p index.Progress) (listable bool) {
 
 // otherProgress records how far another process's build, which the run in
 // progress waits for, has got, and passes it to the subscribers.
-func (e *buildEvents) otherProgress(holder index.BuildHolder, cov index.Coverage) {
+func (e *buildEvents) otherProgress(o *otherBuild) {
 	e.mu.Lock()
 	seq := e.seq
 	if seq == 0 || e.last != nil {
 		e.mu.Unlock()
 		return // no run, or it has the lock and reports its own progress
 	}
-	o := &otherBuild{holder: holder, cov: cov}
 	e.other = o
 	subs := e.subsLocked()
 	e.mu.Unlock()
@@ -261,9 +272,13 @@ func (p *progressSub) sendLocked(seq int, pr index.Progress) {
 
 func (p *progressSub) sendOtherLocked(seq int, o otherBuild) {
 	p.enterLocked(phaseKey{seq: seq, other: true})
-	p.phaseTotal = o.cov.Chunks
-	msg := fmt.Sprintf("another process (pid %d) is building the index: %d of %d chunks embedded; this call waits for it, then reindexes", o.holder.PID, o.cov.Embedded, o.cov.Chunks)
-	p.emitLocked(o.cov.Embedded, o.cov.Chunks, p.steps(seq), msg)
+	p.phaseTotal = o.total
+	did := fmt.Sprintf("%d of %d chunks embedded", o.done, o.total)
+	if o.phase == "reading" {
+		did = fmt.Sprintf("%d of %d notes read", o.done, o.total)
+	}
+	msg := fmt.Sprintf("another process (pid %d) is building the index: %s; this call waits for it, then reindexes", o.holder.PID, did)
+	p.emitLocked(o.done, o.total, p.steps(seq), msg)
 }
 
 // emitLocked sends done of n in the current phase, unless it is too soon
@@ -427,8 +442,8 @@ func (s *Server) buildProgress(p index.Progress) {
 var OtherBuildPoll = time.Second
 
 // watchOtherBuild, run beside a build until stop is closed, sends the
-// callers waiting for it the coverage of the index while another process
-// holds its build lock: that process's build is what they wait for first.
+// callers waiting for it how far another process's build has got while that
+// process holds the build lock: that process's build is what they wait for first.
 // It ends once this process holds the lock.
 func (s *Server) watchOtherBuild(ctx context.Context, stop <-chan struct{}) {
 	t := time.NewTicker(OtherBuildPoll)
@@ -448,15 +463,20 @@ func (s *Server) watchOtherBuild(ctx context.Context, stop <-chan struct{}) {
 		case holder.PID == os.Getpid():
 			return // this build holds it and reports its own progress
 		}
-		h, release, err := s.acquire(ctx)
-		if err != nil {
-			continue // no index to read yet
+		var cov index.Coverage
+		if holder.Progress == nil {
+			h, release, err := s.acquire(ctx)
+			if err != nil {
+				continue // no index to read yet
+			}
+			cov, err = h.db.Coverage(ctx)
+			release()
+			if err != nil {
+				continue
+			}
 		}
-		cov, err := h.db.Coverage(ctx)
-		release()
-		if err == nil {
-			s.events.otherProgress(holder, cov)
-		}
+		o := otherBuildOf(holder, cov)
+		s.events.otherProgress(&o)
 	}
 }
 

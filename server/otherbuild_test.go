@@ -30,8 +30,17 @@ func TestOtherBuilderProcess(t *testing.T) {
 		fmt.Println("error:", err)
 		return
 	}
-	_, err = index.Build(context.Background(), &embedtest.Hanging{Embedder: emb, Marker: os.Getenv("OTHER_MARKER")},
-		index.BuildOptions{VaultPath: os.Getenv("OTHER_VAULT"), DBPath: os.Getenv("OTHER_DB")})
+	opts := index.BuildOptions{VaultPath: os.Getenv("OTHER_VAULT"), DBPath: os.Getenv("OTHER_DB")}
+	if os.Getenv("OTHER_REBUILD") != "" {
+		// A complete index first, then a full rebuild of it that must
+		// embed every chunk again, into a new file beside the old one.
+		if _, err := index.Build(context.Background(), emb, opts); err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		opts.NoCache = true
+	}
+	_, err = index.Build(context.Background(), &embedtest.Hanging{Embedder: emb, Marker: os.Getenv("OTHER_MARKER")}, opts)
 	fmt.Println("error: the build ended:", err)
 }
 
@@ -57,6 +66,8 @@ func TestOtherProcessBuilding(t *testing.T) {
 	h := s.Health(context.Background())
 	if h.Reindex.OtherProcess == nil || h.Reindex.OtherProcess.PID != cmd.Process.Pid || h.Reindex.Problem != "" || h.Status == StatusError {
 		t.Errorf("health while another process builds: status %s, reindex %+v", h.Status, h.Reindex)
+	} else if p := h.Reindex.OtherProcess.Progress; p == nil || p.Phase != "embedding" || p.Done != 0 || p.Total == 0 {
+		t.Errorf("health while another process builds: its progress %+v, want embedding 0 of its chunks", p)
 	}
 
 	// The other builder dies mid-way: this server's build, waiting for the
@@ -87,8 +98,9 @@ func TestOtherProcessBuilding(t *testing.T) {
 // startOtherBuilder starts this test binary as another process building a
 // tiny vault's index (TestOtherBuilderProcess) and waits until its build is
 // embedding, held there by the hanging embedder; the process is killed when
-// the test ends.
-func startOtherBuilder(t *testing.T) (vault, db string, cmd *exec.Cmd, exited chan struct{}) {
+// the test ends. env is added to the child's environment (OTHER_REBUILD=1:
+// a full rebuild of a complete index).
+func startOtherBuilder(t *testing.T, env ...string) (vault, db string, cmd *exec.Cmd, exited chan struct{}) {
 	t.Helper()
 	vault = tinyVault(t)
 	dir := t.TempDir()
@@ -100,6 +112,7 @@ func startOtherBuilder(t *testing.T) (vault, db string, cmd *exec.Cmd, exited ch
 	var out bytes.Buffer
 	cmd = exec.Command(exe, "-test.run=^TestOtherBuilderProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), otherBuilderEnv+"=1", "OTHER_VAULT="+vault, "OTHER_DB="+db, "OTHER_MARKER="+marker)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

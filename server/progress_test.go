@@ -156,6 +156,33 @@ func TestReindexProgressOtherProcess(t *testing.T) {
 	checkProgressSequence(t, waitLastProgress(t, n), "other-1")
 }
 
+// TestReindexProgressOtherRebuild: while another process rebuilds a
+// complete index in full (into a new file the server does not read), a
+// vault_reindex call is sent that build's own progress, which the process
+// records in the build lock: none of its chunks embedded yet, not the old
+// index's full coverage.
+func TestReindexProgressOtherRebuild(t *testing.T) {
+	vault, db, cmd, exited := startOtherBuilder(t, "OTHER_REBUILD=1")
+
+	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
+	c := connectStdio(t, s)
+	n := collect(c)
+	done := callReindexAsync(t, c, "rebuild-1")
+	got := n.waitCount(t, string(mcp.MethodNotificationProgress), 1)
+	_, p, total, msg := progressOf(t, got[0])
+	if want := fmt.Sprintf("another process (pid %d) is building the index: 0 of ", cmd.Process.Pid); !strings.Contains(msg, want) || p >= total {
+		t.Errorf("progress while process %d rebuilds: %v of %v, %q, want it to start with %q", cmd.Process.Pid, p, total, msg, want)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkProgressSequence(t, waitLastProgress(t, n), "rebuild-1")
+}
+
 // TestProgressPhases: a caller waiting for run 8 while run 7 runs is sent
 // run 7's wait for another process's build, run 7's embedding, its end,
 // then run 8's embedding and end: strictly increasing, within total, the
@@ -175,8 +202,10 @@ func TestProgressPhases(t *testing.T) {
 	ev.subscribe(sub)
 	ev.begin(7, false)
 	sub.setTarget(8, &ev)
-	ev.otherProgress(index.BuildHolder{PID: 4242}, index.Coverage{Embedded: 10, Chunks: 100})
-	ev.otherProgress(index.BuildHolder{PID: 4242}, index.Coverage{Embedded: 60, Chunks: 100})
+	o := otherBuildOf(index.BuildHolder{PID: 4242}, index.Coverage{Embedded: 10, Chunks: 100})
+	ev.otherProgress(&o)
+	o = otherBuildOf(index.BuildHolder{PID: 4242, Progress: &index.Progress{Phase: "embedding", Done: 60, Total: 100}}, index.Coverage{})
+	ev.otherProgress(&o)
 	ev.progress(index.Progress{Phase: "embedding", Done: 0, Total: 30})
 	ev.progress(index.Progress{Phase: "embedding", Done: 30, Total: 30})
 	ev.end(&run{seq: 7})

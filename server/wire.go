@@ -181,10 +181,24 @@ type BuildHolder struct {
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
 	Mode    string    `json:"mode"` // "full" or "incremental", as asked
+	// Progress is how far it has got, as it last recorded.
+	Progress *BuildProgress `json:"progress,omitempty"`
+}
+
+// BuildProgress is how far a build has got: done of total notes read
+// (phase "reading"), or chunks embedded ("embedding").
+type BuildProgress struct {
+	Phase string `json:"phase"`
+	Done  int    `json:"done"`
+	Total int    `json:"total"`
 }
 
 func buildHolderOf(h index.BuildHolder) *BuildHolder {
-	return &BuildHolder{PID: h.PID, Started: h.Started, Mode: h.Mode}
+	b := &BuildHolder{PID: h.PID, Started: h.Started, Mode: h.Mode}
+	if p := h.Progress; p != nil {
+		b.Progress = &BuildProgress{Phase: p.Phase, Done: p.Done, Total: p.Total}
+	}
+	return b
 }
 
 // BuildCounts is what a build did, in numbers.

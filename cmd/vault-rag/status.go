@@ -136,13 +136,14 @@ func readStatus(ctx context.Context, vault, db string) statusReport {
 	st.Embedder, st.EmbedderWhy = d.Embedder(), d.Meta("embedder_why")
 	st.Script, st.ScriptShare = d.Script()
 	st.Language = d.Languages().Describe()
+	if h, running, err := index.RunningBuild(db); err == nil && running {
+		st.Building = &h
+	}
 	if cov, err := d.Coverage(ctx); err == nil {
 		st.Vectors = &cov
 		if !cov.Complete() {
 			st.Warnings = append(st.Warnings, fmt.Sprintf("%d of %d chunks have no vector yet: keyword search finds every note, vector search only the embedded ones", cov.Chunks-cov.Embedded, cov.Chunks))
-			if h, running, err := index.RunningBuild(db); err == nil && running {
-				st.Building = &h
-			} else {
+			if st.Building == nil {
 				st.Warnings = append(st.Warnings, "no build is running: the last one stopped before embedding every chunk (its process ended); `vault-rag reindex`, or a server started on this vault, finishes it")
 			}
 		}
@@ -233,7 +234,15 @@ func printStatus(w io.Writer, st statusReport) {
 		row("vectors", "%d of %d chunks embedded (%d%%)", v.Embedded, v.Chunks, pct)
 	}
 	if b := st.Building; b != nil {
-		row("building", "a %s build by process %d, since %s", b.Mode, b.PID, b.Started.Local().Format("2006-01-02 15:04:05 MST"))
+		line := fmt.Sprintf("a %s build by process %d, since %s", b.Mode, b.PID, b.Started.Local().Format("2006-01-02 15:04:05 MST"))
+		switch p := b.Progress; {
+		case p == nil:
+		case p.Phase == "reading":
+			line += fmt.Sprintf("; %d of %d notes read", p.Done, p.Total)
+		default:
+			line += fmt.Sprintf("; %d of %d chunks embedded", p.Done, p.Total)
+		}
+		row("building", "%s", line)
 	}
 	if lb := st.LastBuild; lb != nil {
 		row("built", "%s, %s, took %s", lb.At.Local().Format("2006-01-02 15:04 MST"), lb.Mode, lb.Took.Round(100*time.Millisecond))
