@@ -123,6 +123,9 @@ type Counts struct {
 	Embedded  int    `json:"embedded"` // chunks run through the model
 	Reused    int    `json:"reused"`   // chunks whose stored embedding was kept
 	Truncated int    `json:"truncated"`
+	// KeywordOnly counts the index's chunks that have no vector by design:
+	// those of notes too long to embed (vault.DefaultMaxChunks).
+	KeywordOnly int `json:"keyword_only,omitempty"`
 	// Script is the vault's dominant writing system ("Latin", "Han", …)
 	// and ScriptShare its share of the letters (vault.ScriptCounts: the
 	// first KiB of every note), recorded in the index (DB.Script).

@@ -65,7 +65,7 @@ func buildFull(ctx context.Context, emb Embedder, opts BuildOptions, files []vau
 		return rep, err
 	}
 	rep.Embedded = pending
-	rep.Reused = rep.Chunks - pending
+	rep.Reused = rep.Chunks - rep.KeywordOnly - pending
 	// With a complete index in place, readers keep it until the new one is
 	// whole; with none, the keyword index goes in first (staged.go).
 	staged := pending > 0 && !completeIndexAt(ctx, opts.DBPath)
@@ -173,6 +173,7 @@ func writeNotes(ctx context.Context, emb Embedder, w *writer, cache *embedCache,
 			rep.Added++
 			rep.Chunks += len(p.note.Chunks)
 			rep.Truncated += countTruncated(p.note.Chunks)
+			rep.KeywordOnly += countKeywordOnly(&p)
 			n, err := queueMissing(ctx, cache, add, &p)
 			if err != nil {
 				return err
@@ -192,6 +193,9 @@ func writeNotes(ctx context.Context, emb Embedder, w *writer, cache *embedCache,
 func queueMissing(ctx context.Context, cache *embedCache, add *sql.Stmt, p *parsed) (int, error) {
 	n := 0
 	for j, h := range p.hashes {
+		if h == keywordOnly {
+			continue
+		}
 		have, err := cache.contains(ctx, h)
 		if err != nil {
 			return 0, fmt.Errorf("embedding cache: %w", err)
@@ -287,7 +291,7 @@ func embedPending(ctx context.Context, emb Embedder, cache *embedCache, n, reuse
 	return embedSorted(ctx, emb, cache, ntoks, reused, progress, batch, done)
 }
 
-// copyVectors writes every chunk's vector from the cache into the index, in
+// copyVectors writes every chunk's vector (but keywordOnly ones') from the cache into the index, in
 // chunk id order (the order a KNN's ties are stored in). skipMissing leaves a
 // chunk the cache has no vector for without one (a staged build embeds it
 // later); otherwise that is an error.
@@ -298,7 +302,7 @@ func copyVectors(ctx context.Context, tx *sql.Tx, w *writer, cache *embedCache, 
 		hash string
 	}
 	for {
-		rows, err := tx.QueryContext(ctx, `SELECT id, embed_hash FROM chunks WHERE id > ? ORDER BY id LIMIT 2048`, last)
+		rows, err := tx.QueryContext(ctx, `SELECT id, embed_hash FROM chunks WHERE id > ? AND embed_hash != '' ORDER BY id LIMIT 2048`, last)
 		if err != nil {
 			return err
 		}

@@ -196,7 +196,7 @@ func writeChanges(ctx context.Context, db *sql.DB, emb Embedder, opts BuildOptio
 	if err := finish(ctx, tx, emb, opts, false); err != nil {
 		return err
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks WHERE truncated)`).Scan(&rep.Notes, &rep.Chunks, &rep.Truncated); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks WHERE truncated), (SELECT count(*) FROM chunks WHERE embed_hash = '')`).Scan(&rep.Notes, &rep.Chunks, &rep.Truncated, &rep.KeywordOnly); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -238,7 +238,9 @@ func storedVectors(ctx context.Context, db *sql.DB, ps []parsed) (map[string][]f
 	want := map[string]bool{}
 	for _, p := range ps {
 		for _, h := range p.hashes {
-			want[h] = true
+			if h != keywordOnly {
+				want[h] = true
+			}
 		}
 	}
 	out := map[string][]float32{}
@@ -268,7 +270,7 @@ func storedVectors(ctx context.Context, db *sql.DB, ps []parsed) (map[string][]f
 func cachedVectors(ctx context.Context, cache *embedCache, ps []parsed, reuse map[string][]float32) error {
 	for _, p := range ps {
 		for _, h := range p.hashes {
-			if _, ok := reuse[h]; ok {
+			if _, ok := reuse[h]; ok || h == keywordOnly {
 				continue
 			}
 			blob, err := cache.blob(ctx, h)
@@ -291,6 +293,9 @@ func embedAll(ctx context.Context, emb Embedder, cache *embedCache, ps []parsed,
 	seen := map[string]bool{}
 	for i := range ps {
 		for j, h := range ps[i].hashes {
+			if h == keywordOnly {
+				continue
+			}
 			if _, ok := reuse[h]; ok || seen[h] {
 				reused++
 				continue

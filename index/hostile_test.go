@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -44,8 +43,8 @@ func hostileNotes() (notes map[string]string, want map[string]string) {
 		"zz-bad/empty.md":      "",
 	}
 	want = map[string]string{
-		"zz-bad/headings.md":   "warning: note too long: only its first 2000 chunks are indexed; the last 99% of its text, from “## H2000” on, is not searchable",
-		"zz-bad/line-words.md": "warning: note too long: only its first 2000 chunks are indexed; the last 4…",
+		"zz-bad/headings.md":   "warning: note too long: only its first 2000 chunks are indexed, for keyword search only; the last 99% of its text, from “## H2000” on, is not searchable",
+		"zz-bad/line-words.md": "warning: note too long: only its first 2000 chunks are indexed, for keyword search only; the last 4…",
 		"zz-bad/links.md":      "warning: 100001 links; only the first 10000 are kept for related notes",
 		"zz-bad/empty.md":      "skipped: empty file",
 	}
@@ -143,21 +142,22 @@ func TestHostileNotes(t *testing.T) {
 				t.Errorf("keyword search for the first heading cut: %q", got)
 			}
 
-			// The model saw the headings note's first 2,000 chunks and
-			// nothing past the cut.
-			seen := 0
+			// The model saw nothing of the notes too long to embed, and
+			// every other chunk has its vector.
 			for _, text := range emb.texts() {
-				h, ok := strings.CutPrefix(text, "Many headings\nH")
-				if !ok {
-					continue
+				if strings.HasPrefix(text, "Many headings\n") || strings.HasPrefix(text, "Words\n") {
+					t.Fatalf("embedded %.40q, of a note too long to embed", text)
 				}
-				if k, err := strconv.Atoi(h); err != nil || k >= vault.DefaultMaxChunks {
-					t.Fatalf("embedded %q, past the cut", text)
-				}
-				seen++
 			}
-			if seen != vault.DefaultMaxChunks {
-				t.Errorf("embedded %d chunks of headings.md, want %d", seen, vault.DefaultMaxChunks)
+			cov, err := d.Coverage(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := rep.Chunks - 2*vault.DefaultMaxChunks; cov.Chunks != want || !cov.Complete() {
+				t.Errorf("coverage %+v, want all %d chunks but the two long notes' embedded", cov, want)
+			}
+			if rep.KeywordOnly != 2*vault.DefaultMaxChunks {
+				t.Errorf("report: %d chunks for keyword search only, want the two long notes' %d", rep.KeywordOnly, 2*vault.DefaultMaxChunks)
 			}
 
 			// A later incremental build of the same vault changes nothing
@@ -245,6 +245,34 @@ func BenchmarkChunkHostile(b *testing.B) {
 			for b.Loop() {
 				if _, ok := prepareNote(f, emb, memo, 0, &Report{}); !ok {
 					b.Fatal("not prepared")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBuildHostile measures a full build of ten ordinary notes, alone
+// and beside the note of 100,001 headings (go test -bench BuildHostile
+// ./index): the difference is what that note costs a build. The model is
+// never given any of its text (TestHostileNotes), so the tests' fake
+// embedder stands in for it; what that leaves out is the real tokenizer's
+// time over the note's sections.
+func BenchmarkBuildHostile(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		extra map[string]string
+	}{
+		{"ordinary", nil},
+		{"with-headings", map[string]string{"zz-bad/headings.md": hostileHeadings()}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			vaultDir := filepath.Join(b.TempDir(), "vault")
+			vaulttest.WriteTree(b, vaultDir, ordinaryNotes(), testTime)
+			vaulttest.WriteTree(b, vaultDir, tc.extra, testTime)
+			dbPath := filepath.Join(b.TempDir(), "vault.db")
+			for b.Loop() {
+				if _, err := Build(context.Background(), newFake(), BuildOptions{VaultPath: vaultDir, DBPath: dbPath, NoCache: true}); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

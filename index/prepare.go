@@ -11,7 +11,9 @@ import (
 )
 
 // parsed is a note ready to be written: parsed, chunked, and per chunk its
-// embedding text, embed hash and tokens.
+// embedding text, embed hash and tokens. A chunk indexed for keyword search
+// only has no embedding text, tokens or vector, and the embed hash ""
+// (keywordOnly).
 type parsed struct {
 	note   vault.Note
 	texts  []string  // embedding text per chunk
@@ -69,8 +71,8 @@ func (m *tokenMemo) window() int {
 // note: ok is false and rep records it as skipped; so is a note that could
 // not be read as one (a bug of the parser or the chunker, caught here so it
 // costs that note alone). A note that would make more than maxChunks chunks
-// keeps its first maxChunks, with a warning saying what was left out. A
-// note's warnings go to rep.Warnings.
+// keeps its first maxChunks, for keyword search only (none is embedded), with
+// a warning saying what was left out. A note's warnings go to rep.Warnings.
 func prepareNote(f vault.File, emb Embedder, memo *tokenMemo, maxChunks int, rep *Report) (p parsed, ok bool) {
 	if len(strings.TrimSpace(string(f.Raw))) == 0 {
 		rep.Skipped = append(rep.Skipped, vault.Skipped{Path: f.Path, Problem: vault.NewProblem("empty file")})
@@ -91,6 +93,10 @@ func prepareNote(f vault.File, emb Embedder, memo *tokenMemo, maxChunks int, rep
 	}
 	p.note = n
 	for _, c := range n.Chunks {
+		if cut != nil { // too long: every chunk is keywordOnly
+			p.texts, p.hashes, p.ntoks = append(p.texts, ""), append(p.hashes, keywordOnly), append(p.ntoks, 0)
+			continue
+		}
 		t := vault.EmbedText(n.Title, c)
 		p.texts = append(p.texts, t)
 		p.hashes = append(p.hashes, embedHash(emb.Name(), t))
@@ -104,6 +110,21 @@ func prepareNote(f vault.File, emb Embedder, memo *tokenMemo, maxChunks int, rep
 		rep.Warnings = append(rep.Warnings, vault.Skipped{Path: f.Path, Problem: w})
 	}
 	return p, true
+}
+
+// keywordOnly is the embed hash of a chunk indexed for keyword search only:
+// it has no vector, and is not counted among the chunks to embed.
+const keywordOnly = ""
+
+// countKeywordOnly counts p's keywordOnly chunks.
+func countKeywordOnly(p *parsed) int {
+	n := 0
+	for _, h := range p.hashes {
+		if h == keywordOnly {
+			n++
+		}
+	}
+	return n
 }
 
 // chunkLimit is the chunks a note keeps: max, else vault.DefaultMaxChunks,

@@ -49,7 +49,9 @@ func boolMeta(b bool) string {
 	return "0"
 }
 
-// Coverage is how many of an index's chunks have their vector.
+// Coverage is how many of an index's chunks have their vector, of those
+// that are to have one (all but the keyword-only chunks of a note too long
+// to embed).
 type Coverage struct {
 	Embedded int `json:"embedded"`
 	Chunks   int `json:"chunks"`
@@ -110,7 +112,7 @@ type querier interface {
 
 func countCoverage(ctx context.Context, q querier) (Coverage, error) {
 	var c Coverage
-	err := q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunk_vectors)`).Scan(&c.Chunks, &c.Embedded)
+	err := q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks WHERE embed_hash != ''), (SELECT count(*) FROM chunk_vectors)`).Scan(&c.Chunks, &c.Embedded)
 	if err != nil {
 		return c, fmt.Errorf("count the index's vectors: %w", err)
 	}

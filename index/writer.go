@@ -132,7 +132,7 @@ func (w *writer) insertNote(ctx context.Context, id int64, p *parsed, vecs bool)
 		if err := w.kw.add(ctx, cid, ftsTitle, ftsBody); err != nil {
 			return err
 		}
-		if !vecs {
+		if !vecs || p.hashes[j] == keywordOnly {
 			continue
 		}
 		blob, err := sqlite_vec.SerializeFloat32(p.vecs[j])

@@ -304,3 +304,39 @@ func TestConcurrentRetrieversEqualSequential(t *testing.T) {
 		}
 	}
 }
+
+// TestRerankKeywordOnlyChunks: a bi-encoder rerank over the stored chunk
+// vectors scores a note indexed for keyword search only (one too long to
+// embed: here, past a limit of one chunk) by embedding its passage there,
+// instead of failing for want of a stored vector.
+func TestRerankKeywordOnlyChunks(t *testing.T) {
+	ctx := context.Background()
+	vault := stagetest.WriteVault(t, map[string]string{
+		"long.md":  "# Compaction log\n\nCompaction stalled overnight.\n\n## Cause\n\nThe disk filled up.\n",
+		"short.md": "# Short\n\nCompaction runs nightly.\n",
+	})
+	dbPath := filepath.Join(t.TempDir(), "vault.db")
+	if _, err := index.Build(ctx, stagetest.Embedder(), index.BuildOptions{VaultPath: vault, DBPath: dbPath, MaxChunks: 1}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := index.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if cov, err := db.Coverage(ctx); err != nil || cov != (index.Coverage{Embedded: 1, Chunks: 1}) {
+		t.Fatalf("coverage %+v (%v), want short.md's one chunk to embed, and embedded", cov, err)
+	}
+	env := stages.NewEnv(db, stagetest.Models{})
+	res, _, err := pipeline.Run(ctx, env, config(t, "bi-encoder-chunk"), pipeline.Request{Text: "why did compaction stall overnight", Now: testNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, n := range res.Notes {
+		paths = append(paths, n.Path)
+	}
+	if len(paths) == 0 || paths[0] != "long.md" {
+		t.Errorf("results %q, want long.md first (keyword only, reranked by its passage)", paths)
+	}
+}

@@ -214,13 +214,14 @@ type BuildCounts struct {
 	Embedded    int     `json:"embedded"` // chunks run through the model
 	Reused      int     `json:"reused"`   // chunks whose stored vector was kept
 	Truncated   int     `json:"truncated"`
+	KeywordOnly int     `json:"keyword_only,omitempty"`
 	Script      string  `json:"script,omitempty"`
 	ScriptShare float64 `json:"script_share,omitempty"`
 }
 
 func buildCounts(c index.Counts) BuildCounts {
 	return BuildCounts{Mode: c.Mode, Fallback: c.Fallback, Notes: c.Notes, Chunks: c.Chunks, Added: c.Added, Changed: c.Changed,
-		Removed: c.Removed, Unchanged: c.Unchanged, Embedded: c.Embedded, Reused: c.Reused, Truncated: c.Truncated,
+		Removed: c.Removed, Unchanged: c.Unchanged, Embedded: c.Embedded, Reused: c.Reused, Truncated: c.Truncated, KeywordOnly: c.KeywordOnly,
 		Script: c.Script, ScriptShare: c.ScriptShare}
 }
 

@@ -146,7 +146,7 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && env.DB.Embedder() == model {
 		// The chunk passage is the text the indexer embedded with this very
 		// model: its stored vector is the passage embedding.
-		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, st, model, cands) }
+		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, st, model, cands, ps) }
 	}
 	scores, err := score(passages)
 	if err != nil {
@@ -266,8 +266,10 @@ func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages [
 }
 
 // storedCosine scores candidates by the cosine between the query embedding and
-// their chunks' stored embeddings.
-func storedCosine(ctx context.Context, env *Env, st *State, model string, items []Item) ([]float32, error) {
+// their chunks' stored embeddings. A chunk with none (a first build still
+// embedding, a note too long to embed) has its passage, of passages,
+// embedded here instead, as biEncode does.
+func storedCosine(ctx context.Context, env *Env, st *State, model string, items []Item, passages []string) ([]float32, error) {
 	emb, err := env.Models.Embedder(ctx, model)
 	if err != nil {
 		return nil, err
@@ -285,12 +287,24 @@ func storedCosine(ctx context.Context, env *Env, st *State, model string, items 
 		return nil, err
 	}
 	out := make([]float32, len(items))
+	var missing []int
+	var texts []string
 	for i, it := range items {
 		v, ok := vecs[it.ChunkID]
 		if !ok {
-			return nil, fmt.Errorf("no stored embedding for chunk %d", it.ChunkID)
+			missing, texts = append(missing, i), append(texts, passages[i])
+			continue
 		}
 		out[i] = float32(models.Cosine(qv, v))
+	}
+	if len(missing) > 0 {
+		got, err := biEncode(ctx, env, st, emb, texts)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range missing {
+			out[i] = got[k]
+		}
 	}
 	return out, nil
 }

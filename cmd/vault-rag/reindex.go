@@ -84,6 +84,9 @@ func printReport(w io.Writer, rep index.Report, db string) {
 	}
 	fmt.Fprintf(w, "  notes: %d added, %d changed, %d removed, %d unchanged\n", rep.Added, rep.Changed, rep.Removed, rep.Unchanged)
 	fmt.Fprintf(w, "  chunks: %d embedded, %d embeddings reused", rep.Embedded, rep.Reused)
+	if rep.KeywordOnly > 0 {
+		fmt.Fprintf(w, ", %d for keyword search only (of notes too long to embed)", rep.KeywordOnly)
+	}
 	if rep.Truncated > 0 {
 		fmt.Fprintf(w, ", %d embedded as a prefix only (one word longer than the window)", rep.Truncated)
 	}

@@ -31,9 +31,11 @@ func EmbedText(title string, c Chunk) string {
 
 // DefaultMaxChunks is how many chunks of one note are indexed: about 4 MB of
 // prose, or 2,000 sections, a hundred times a long real note (a 40,000-character
-// note makes about 20). Past it a note is a generated file or an export, and
-// every chunk more would cost the model time (a chunk of a full window takes
-// about a twentieth of a second) for text no search would rank.
+// note makes about 20). Past it a note is a generated file or an export: its
+// first DefaultMaxChunks are indexed for keyword search, and none is
+// embedded, since each would cost the model time (a chunk of a full window
+// takes about a twentieth of a second, 2,000 short ones several seconds) for
+// text a search by meaning would hardly rank.
 const DefaultMaxChunks = 2000
 
 // Cut is what ChunkNoteMax left out of a note that made more chunks than
@@ -63,7 +65,7 @@ func (c Cut) Reason() Problem {
 	case c.Heading != "":
 		where = fmt.Sprintf(", from “## %s” on,", c.Heading)
 	}
-	kind := fmt.Sprintf("note too long: only its first %d chunks are indexed", c.Kept)
+	kind := fmt.Sprintf("note too long: only its first %d chunks are indexed, for keyword search only", c.Kept)
 	detail := fmt.Sprintf("the last %d%% of its text%s is not searchable", share, where)
 	return Problem{Reason: kind + "; " + detail, Kind: kind, Detail: detail}
 }

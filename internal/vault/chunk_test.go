@@ -283,15 +283,15 @@ func TestChunkNoteMax(t *testing.T) {
 		{
 			name: "cut before a section", body: sections, max: 2, heads: []string{"", "A"},
 			cut:    &Cut{Kept: 2, Heading: "B", LeftBytes: len("## B\nb\n## C\nc\n"), TotalBytes: len("intro") + len("Aa") + len("## B\nb\n## C\nc\n")},
-			reason: "note too long: only its first 2 chunks are indexed; the last 66% of its text, from “## B” on, is not searchable",
+			reason: "note too long: only its first 2 chunks are indexed, for keyword search only; the last 66% of its text, from “## B” on, is not searchable",
 		},
 		{
 			name: "cut inside a section", body: long, max: 2, cap: 30, heads: []string{"Long", "Long"},
-			reason: "note too long: only its first 2 chunks are indexed; the last 49% of its text, from part way through “## Long”, is not searchable",
+			reason: "note too long: only its first 2 chunks are indexed, for keyword search only; the last 49% of its text, from part way through “## Long”, is not searchable",
 		},
 		{
 			name: "cut in the text before the first heading", body: paragraphs("w", 8, 10), max: 1, cap: 30, heads: []string{""},
-			reason: "note too long: only its first 1 chunks are indexed; the last 75% of its text is not searchable",
+			reason: "note too long: only its first 1 chunks are indexed, for keyword search only; the last 75% of its text is not searchable",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

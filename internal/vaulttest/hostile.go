@@ -25,6 +25,9 @@ type Hostile struct {
 	// Unseen are words of text that must never reach the model: of the
 	// refused files and of the file outside the vault.
 	Unseen []string
+	// Unembedded are words of a note indexed for keyword search only (too
+	// long to embed): a keyword search finds them, the model never sees them.
+	Unembedded []string
 }
 
 // hostileDepth is how deep the nested folders go.
@@ -92,6 +95,19 @@ func WriteHostile(t T, root, outside string, mtime time.Time) Hostile {
 		h.Bad["bad/escape\x1b[2Jname.md"] = `skipped: file name has a control character ("bad/escape\x1b[2Jname.md"); rename the file`
 		h.Unseen = append(h.Unseen, "narwhalbell", "narwhalescape")
 	}
+	// 100,001 headings: more chunks than a note may have. Its first 2,000
+	// are indexed for keyword search only; the rest, not at all.
+	var heads strings.Builder
+	heads.WriteString("# Many headings\n\nThe ibisheadings opens it.\n\n")
+	for i := range 100000 {
+		fmt.Fprintf(&heads, "## H%d\n", i)
+	}
+	heads.WriteString("## Last\n\nnarwhalpastcut\n")
+	files["bad/headings.md"] = heads.String()
+	h.Good["bad/headings.md"] = "ibisheadings"
+	h.Bad["bad/headings.md"] = "warning: note too long: only its first 2000 chunks are indexed, for keyword search only; the last 99% of its text, from “## H1999” on, is not searchable"
+	h.Unseen = append(h.Unseen, "narwhalpastcut")
+	h.Unembedded = append(h.Unembedded, "ibisheadings")
 	// A plain note in a folder linked from inside the vault.
 	files["linked-target/inner.md"] = "# Inner\n\nThe ibisinner lives here.\n"
 	h.Good["linked-target/inner.md"] = "ibisinner"
