@@ -24,7 +24,7 @@ import (
 
 // Meta keys of the vectors' progress and of the last build.
 const (
-	metaChunks   = "chunks"           // chunks in the index
+	metaChunks   = "chunks"           // chunks in the index that are to have a vector (not keywordOnly)
 	metaEmbedded = "vectors_embedded" // chunks with a vector
 	metaComplete = "vectors_complete" // "1", or "0" while a staged build embeds
 	metaLastAt   = "last_build_at"    // RFC 3339, when the last build ended
