@@ -14,8 +14,11 @@ import (
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver; build with -tags sqlite_fts5
 )
 
-// SchemaVersion changes whenever the tables below change; an index of another
-// version is rebuilt, never migrated. 4: chunks_fts and the keyword postings
+// SchemaVersion changes whenever the tables below change, or what a build
+// writes into them from the same files (a note's title, topics, chunks); an
+// index of another version is rebuilt, never migrated. It is part of
+// VaultStamp, by which the evaluation reuses an index it built before: an
+// index written by other code under the same version would be reused. 4: chunks_fts and the keyword postings
 // hold Chinese, Japanese and Korean text as bigrams (SplitCJK). 5: their
 // title field holds a note's frontmatter aliases after its title. 6: a title is
 // the frontmatter's, else the first level-one heading, else the file name,
