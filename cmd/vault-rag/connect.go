@@ -291,8 +291,22 @@ func cmdConnect(ctx context.Context, args []string) error {
 	if _, set := os.LookupEnv("VAULT_PATH"); !set && !vaultVisited {
 		fmt.Fprintf(os.Stderr, "connect: no --vault and no VAULT_PATH: connecting %s\n", entry.Env["VAULT_PATH"])
 	}
-	warnServerSetup(entry)
+	// Started by npx or uvx, this binary sits in their cache, which they may
+	// clean at any time: the client starts the server as it was started.
+	route := launchFrom(os.Getenv)
+	if route.ephemeral() {
+		var warnings []string
+		entry, warnings = thisRunnerServer(route, entry)
+		for _, w := range warnings {
+			fmt.Fprintf(os.Stderr, "connect: warning: %s\n", w)
+		}
+	} else {
+		warnServerSetup(entry)
+	}
 
+	if !*asJSON && !*write {
+		fmt.Print(routeNote(route, entry))
+	}
 	if client.file == nil {
 		return printClaudeCode(client, *name, entry, *asJSON)
 	}
@@ -325,6 +339,21 @@ func cmdConnect(ctx context.Context, args []string) error {
 	os.Stdout.Write(snippet)
 	fmt.Printf("\nThen restart %s.\n", client.title)
 	return nil
+}
+
+// routeNote is what connect says, before the configuration, of an entry that
+// starts the server through npx or uvx ("" for the binary itself).
+func routeNote(l launch, s mcpServer) string {
+	if !l.ephemeral() {
+		return ""
+	}
+	how := "starts vault-rag through " + l.via + " (" + l.pkg + ", this exact version) by absolute paths"
+	if p := s.Env["PATH"]; p != "" {
+		how += ", with node's folder on its PATH"
+	}
+	return "This entry " + how + ": an application started from the desktop does not see your shell's\n" +
+		"PATH. If you move or upgrade " + map[string]string{"npx": "Node.js", "uvx": "uv"}[l.via] + ", run connect again. To update vault-rag, run connect from the newer\n" +
+		"version. For Claude Desktop, the bundle (vault-rag-VERSION.mcpb) needs neither.\n\n"
 }
 
 // findBundle is the newest Claude Desktop bundle (vault-rag-*.mcpb) found
