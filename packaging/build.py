@@ -7,6 +7,7 @@ so every package carries the same binaries as the archives:
   build.py npm    --stage dist/stage --out dist/npm  --version SEMVER --binchk BINCHK PLATFORM...
   build.py wheels --stage dist/stage --out dist/pypi --version PEP440 --binchk BINCHK PLATFORM...
   build.py server-json --out dist/server.json --semver SEMVER --pep440 PEP440 --tag TAG --mcpb FILE
+  build.py check-listing --server-json dist/server.json --npm dist/npm --pypi dist/pypi --mcpb FILE
 
 npm: one package per platform, the staged folder with `os`, `cpu` and, on
 Linux, `libc` fields, packed by `npm pack` (which keeps the binary's
@@ -289,6 +290,45 @@ def server_json(semver, pep440, tag, mcpb):
     return doc
 
 
+def check_listing(listing, npm_dir, pypi_dir, mcpb):
+    """Checks, offline, what the registry checks of each package when the
+    listing is published: the npm launcher's mcpName and the wheels'
+    mcp-name line name the server, each package has the version the listing
+    gives, and the bundle has its sha256. Returns the problems found."""
+    import tarfile
+    with open(listing, encoding="utf-8") as f:
+        doc = json.load(f)
+    server, problems = doc["name"], []
+    for p in doc["packages"]:
+        kind, ident, ver = p["registryType"], p["identifier"], p.get("version", "")
+        if kind == "npm":
+            tgz = os.path.join(npm_dir, "%s-%s.tgz" % (ident.lstrip("@").replace("/", "-"), ver))
+            if not os.path.isfile(tgz):
+                problems.append("npm: no %s for %s@%s" % (tgz, ident, ver))
+                continue
+            with tarfile.open(tgz) as t:
+                meta = json.load(t.extractfile("package/package.json"))
+            if (meta.get("name"), meta.get("version"), meta.get("mcpName")) != (ident, ver, server):
+                problems.append("npm: %s is %s@%s with mcpName %r, want %s@%s with mcpName %r" % (
+                    tgz, meta.get("name"), meta.get("version"), meta.get("mcpName"), ident, ver, server))
+        elif kind == "pypi":
+            prefix = "%s-%s-" % (dist_name(ident), ver)
+            wheels = [w for w in sorted(os.listdir(pypi_dir)) if w.startswith(prefix) and w.endswith(".whl")]
+            if not wheels:
+                problems.append("pypi: no %s*.whl in %s" % (prefix, pypi_dir))
+            for w in wheels:
+                with zipfile.ZipFile(os.path.join(pypi_dir, w)) as z:
+                    meta = z.read("%s-%s.dist-info/METADATA" % (dist_name(ident), ver)).decode()
+                if "mcp-name: %s -->" % server not in meta and "mcp-name: %s\n" % server not in meta:
+                    problems.append("pypi: %s's description lacks the line mcp-name: %s" % (w, server))
+        elif kind == "mcpb":
+            if p.get("fileSha256") != sha256_file(mcpb):
+                problems.append("mcpb: fileSha256 %s is not the sha256 of %s" % (p.get("fileSha256"), mcpb))
+            if not ident.endswith("/" + os.path.basename(mcpb)):
+                problems.append("mcpb: %s does not name %s" % (ident, os.path.basename(mcpb)))
+    return problems
+
+
 def human(n):
     return "%.1f MB" % (n / 1e6)
 
@@ -309,6 +349,11 @@ def main(argv=None):
     s.add_argument("--pep440", required=True)
     s.add_argument("--tag", required=True)
     s.add_argument("--mcpb", required=True)
+    s = sub.add_parser("check-listing")
+    s.add_argument("--server-json", required=True)
+    s.add_argument("--npm", required=True)
+    s.add_argument("--pypi", required=True)
+    s.add_argument("--mcpb", required=True)
     a = ap.parse_args(argv)
     try:
         if a.cmd == "npm":
@@ -317,6 +362,13 @@ def main(argv=None):
             for p in a.platforms:
                 top = stage_dir(a.stage, p)
                 build_wheel(a.stage, a.out, a.version, p, floor(a.binchk, p, top))
+        elif a.cmd == "check-listing":
+            problems = check_listing(a.server_json, a.npm, a.pypi, a.mcpb)
+            for p in problems:
+                sys.stderr.write("build.py: %s: %s\n" % (a.server_json, p))
+            if problems:
+                return 1
+            print("server.json: every package it lists is built, names the server and has its version")
         else:
             doc = server_json(a.semver, a.pep440, a.tag, a.mcpb)
             with open(a.out, "w", encoding="utf-8") as f:

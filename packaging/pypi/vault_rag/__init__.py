@@ -73,9 +73,13 @@ def windows_status(code):
     return code - (1 << 32) if code >= 1 << 31 else code
 
 
-def main(argv=None):
-    args = sys.argv[1:] if argv is None else argv
-    exe = binary_path()
+def main(argv=None, exe=None, windows=None):
+    """Runs the binary with argv (default: this command's arguments). exe
+    and windows are for tests: the binary, and whether to run it the Windows
+    way."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    windows = os.name == "nt" if windows is None else windows
+    exe = binary_path(windows=windows) if exe is None else exe
     if not os.path.isfile(exe):
         sys.stderr.write(
             "vault-rag: the binary is missing from %s: this installation of %s %s is incomplete.\n"
@@ -83,13 +87,13 @@ def main(argv=None):
             "or use the release archive for your platform.\n" % (exe, NAME, VERSION, NAME, VERSION, NAME, VERSION))
         return 1
     env = child_env()
-    if os.name != "nt":
+    if not windows:
         if not os.access(exe, os.X_OK):
             sys.stderr.write("vault-rag: %s is not executable (its file mode was lost when it was installed); "
                              "reinstall the package, or run: chmod +x '%s'\n" % (exe, exe))
             return 1
-        os.execve(exe, [exe] + list(args), env)
-    proc = subprocess.Popen([exe] + list(args), env=env)
+        os.execve(exe, [exe] + args, env)
+    proc = subprocess.Popen([exe] + args, env=env)
     while True:
         try:
             return windows_status(proc.wait())
