@@ -92,14 +92,14 @@ def stage_dir(stage, platform):
 def floor(binchk, platform, top):
     """The oldest OS release the platform's binary and ONNX Runtime both run
     on, as binchk reads it from them ("" on Windows)."""
+    if platform == "windows-x64":
+        return ""  # Windows 10 and later: no version in the PE files to read
     p = PLATFORMS[platform]
     found = []
     for args in ([platform, os.path.join(top, "bin", p["exe"])], ["-lib", platform, os.path.join(top, "lib", LIBS[platform])]):
         out = subprocess.run([binchk, "-floor"] + args, check=True, capture_output=True, text=True).stdout.strip()
         if out:
             found.append(tuple(int(x) for x in out.split(".")))
-    if platform == "windows-x64":
-        return ""
     if not found:
         raise BuildError("binchk found no OS version in %s's binary or library: cannot tag the wheel honestly" % platform)
     v = max(found)

@@ -77,8 +77,17 @@ wait_http() { # URL PID: until URL answers, or the server died, or 60 s
 }
 
 echo "# 1. unit tests"
-check "the npm launcher's unit tests (node --test packaging/npm/test)" node --test packaging/npm/test/
-check "the wheel builder's and Python launcher's unit tests (unittest)" python3 -m unittest discover -s packaging/pypi/tests
+# unit NAME COMMAND...: COMMAND's output is shown only when it fails.
+unit() {
+  local name=$1; shift
+  if "$@" >"$WORK/unit.log" 2>&1; then
+    ok "$name: $(grep -E '^# pass|^Ran ' "$WORK/unit.log" | head -1)"
+  else
+    notok "$name"; tail -40 "$WORK/unit.log" | sed 's/^/    /'
+  fi
+}
+unit "the npm launcher's unit tests (node --test packaging/npm/test)" node --test packaging/npm/test/
+unit "the wheel builder's and Python launcher's unit tests (unittest)" python3 -m unittest discover -s packaging/pypi/tests
 
 echo "# 2. local registries"
 NPM_PORT=$(free_port)
@@ -86,6 +95,7 @@ NPM_URL=http://127.0.0.1:$NPM_PORT/
 mkdir -p "$WORK/verdaccio"
 cat >"$WORK/verdaccio/config.yaml" <<EOF
 storage: $WORK/verdaccio/storage
+max_body_size: 200mb
 auth:
   htpasswd:
     file: $WORK/verdaccio/htpasswd
