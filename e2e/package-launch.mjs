@@ -69,7 +69,7 @@ async function main() {
   const client = new Client({ name: 'package-launch', version: '0' });
   const started = Date.now();
   await client.connect(transport, { timeout: 300_000 });
-  console.log(`# ${o.name}: initialized in ${((Date.now() - started) / 1000).toFixed(1)} s (the runner fetched and installed the package)`);
+  console.log(`# ${o.name}: initialized in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   try {
     await checkDemoSession(client, (name, ok, detail) => check(`${o.name}: ${name}`, ok, detail),
       ['vault_search', 'vault_grep', 'vault_read', 'vault_list', 'vault_reindex'], CALL_TIMEOUT_MS);

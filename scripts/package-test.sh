@@ -188,7 +188,7 @@ check "uvx vault-rag@$VR_PEP440 --version from an empty cache ($((SECONDS - t0))
 check "uvx vault-rag connect cursor --json names uvx by its absolute path, with the exact version" python3 - "$WORK/uvx-entry.json" "$VR_PEP440" "$UVX" <<'PY'
 import json, os, sys
 e = json.load(open(sys.argv[1]))["mcpServers"]["vault-rag"]
-ok = e["command"] == sys.argv[3] and e["args"] == ["vault-rag@" + sys.argv[2], "serve", "--transport", "stdio"]
+ok = os.path.realpath(e["command"]) == os.path.realpath(sys.argv[3]) and e["args"] == ["vault-rag@" + sys.argv[2], "serve", "--transport", "stdio"]
 print("  entry:", json.dumps(e)); sys.exit(0 if ok else 1)
 PY
 if node e2e/package-launch.mjs --entry "$WORK/uvx-entry.json" --name uvx --home "$HOME" "${REG_ENV[@]}" >"$WORK/uvx-session.log" 2>&1; then
@@ -213,7 +213,8 @@ for spec in darwin:arm64:darwin-arm64:macos-arm64:libonnxruntime.dylib:vault-rag
     check "npm install --os=$os --cpu=$cpu installs @vault-rag/$pkg alone (got: $(echo $got))" test "$got" = "$pkg"
     bin=$dir/node_modules/@vault-rag/$pkg/bin/$exe
     check "@vault-rag/$pkg: $("$BINCHK" "$platform" "$bin" 2>&1 | cut -c1-140)" "$BINCHK" "$platform" "$bin"
-    check "@vault-rag/$pkg: ONNX Runtime beside the binary ($lib)" "$BINCHK" -lib "$platform" "$(dirname "$bin")/../lib/$lib"
+    with=$(cd "$(dirname "$bin")" && ls *.dll 2>/dev/null | tr '\n' ',' || true)
+    check "@vault-rag/$pkg: ONNX Runtime beside the binary ($lib)" "$BINCHK" -lib -with "$with" "$platform" "$(dirname "$bin")/../lib/$lib"
   else
     notok "npm install --os=$os --cpu=$cpu vault-rag@$VR_SEMVER: $(tail -5 "$WORK/install-$pkg.log")"
   fi
@@ -263,7 +264,8 @@ else
     wine_run 600 "$exe" reindex --json >"$WORK/win/reindex.json" 2>"$WORK/win/reindex.err" &&
       wine_run 300 "$exe" search "why did writes get slow in the middle of the night" >"$WORK/win/search.out" 2>"$WORK/win/search.err"
   )
-  check "wine: reindex and search the demo vault with ONNX Runtime from the wheel's lib/ ($(head -c 120 "$WORK/win/reindex.json" 2>/dev/null))" \
+  notes=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["notes"])' "$WORK/win/reindex.json" 2>/dev/null)
+  check "wine: reindex ($notes notes) and search the demo vault with ONNX Runtime from the wheel's lib/" \
     grep -q '\.md' "$WORK/win/search.out"
   [ -s "$WORK/win/search.out" ] || tail -5 "$WORK/win/reindex.err" "$WORK/win/search.err" 2>/dev/null | sed 's/^/    /'
   "$WINESERVER" -k >/dev/null 2>&1 || true
