@@ -13,6 +13,12 @@ export VAULT_RAG_DATA ?= $(DATA)
 export CGO_ENABLED := 1
 export CGO_LDFLAGS := -L$(DATA)/lib $(CGO_LDFLAGS)
 GOFLAGS_TAGS := -tags=sqlite_fts5
+# VERSION is the release the archives, the bundle and the packages of one make run are built
+# for, read once, so a file changed while `make release` runs cannot give them different names.
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+endif
+export VERSION
 BIN := bin/vault-rag
 GO_SOURCES := $(shell find . -name '*.go' -not -path './data/*' -not -path './node_modules/*' 2>/dev/null) go.mod go.sum models/manifest.json
 
