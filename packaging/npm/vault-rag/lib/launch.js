@@ -22,9 +22,16 @@ const SUPPORTED = 'Linux x64 and arm64 (glibc), macOS on Apple silicon (arm64), 
 
 class LaunchError extends Error {}
 
+// nodeReport is Node's diagnostic report, without the network part, which
+// can take a while to gather and is not needed here.
+function nodeReport() {
+  if ('excludeNetwork' in process.report) process.report.excludeNetwork = true;
+  return process.report.getReport();
+}
+
 // libcOf is the C library of a Linux machine, from Node's own report:
 // 'glibc' with its version, else 'musl' (Alpine and other musl systems).
-function libcOf(report = process.report.getReport()) {
+function libcOf(report = nodeReport()) {
   const v = report && report.header && report.header.glibcVersionRuntime;
   return v ? { family: 'glibc', version: v } : { family: 'musl', version: '' };
 }
