@@ -347,13 +347,14 @@ func routeNote(l launch, s mcpServer) string {
 	if !l.ephemeral() {
 		return ""
 	}
-	how := "starts vault-rag through " + l.via + " (" + l.pkg + ", this exact version) by absolute paths"
-	if p := s.Env["PATH"]; p != "" {
-		how += ", with node's folder on its PATH"
+	how := "naming " + l.via + " by its absolute path"
+	if s.Env["PATH"] != "" {
+		how += ", with Node.js's folder on its PATH"
 	}
-	return "This entry " + how + ": an application started from the desktop does not see your shell's\n" +
-		"PATH. If you move or upgrade " + map[string]string{"npx": "Node.js", "uvx": "uv"}[l.via] + ", run connect again. To update vault-rag, run connect from the newer\n" +
-		"version. For Claude Desktop, the bundle (vault-rag-VERSION.mcpb) needs neither.\n\n"
+	tool := map[string]string{"npx": "Node.js", "uvx": "uv"}[l.via]
+	return fmt.Sprintf("This entry starts vault-rag through %s at the version that ran (%s), %s:\n"+
+		"an application started from the desktop does not see your shell's PATH. After moving or upgrading\n"+
+		"%s, or to change to a newer vault-rag, run connect again.\n\n", l.via, l.pkg, how, tool)
 }
 
 // findBundle is the newest Claude Desktop bundle (vault-rag-*.mcpb) found

@@ -170,7 +170,7 @@ func TestConnectThroughRunner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, part := range []string{"through npx (vault-rag@1.2.3, this exact version) by absolute paths", "with node's folder on its PATH", "one-click route", "-y"} {
+	for _, part := range []string{"through npx at the version that ran (vault-rag@1.2.3), naming npx by its absolute path", "with Node.js's folder on its PATH", "one-click route", "-y"} {
 		if !strings.Contains(out, part) {
 			t.Errorf("connect claude-desktop under npx does not say %q:\n%s", part, out)
 		}
