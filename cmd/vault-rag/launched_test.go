@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -137,6 +138,9 @@ func TestLaunchFrom(t *testing.T) {
 // server through npx again, by absolute paths; run by a launcher that
 // stays installed (npm, pip) it names the binary itself, as for an archive.
 func TestConnectThroughRunner(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in npx and uvx are POSIX files; TestRunnerServer covers Windows")
+	}
 	_, vault, data := connectEnv(t)
 	bin := filepath.Join(t.TempDir(), "node", "bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
