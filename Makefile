@@ -2,7 +2,8 @@
 #   make demo   set up, index the demo vault, run the demo searches
 #   make test   run the tests (what .ci/run calls)
 #   make dist   the release archive for linux-x64 (make dist-test runs it as a user would)
-#   make release  the archives for Linux x64/arm64, macOS arm64 and Windows x64 (cross-built with zig)
+#   make release  the archives for Linux x64/arm64, macOS arm64 and Windows x64 (cross-built with zig),
+#                 the bundle, the npm and PyPI packages and server.json
 
 SHELL := /bin/bash
 # The binary reads .env itself (VAULT_PATH, DB_PATH, ...).
@@ -12,6 +13,12 @@ export VAULT_RAG_DATA ?= $(DATA)
 export CGO_ENABLED := 1
 export CGO_LDFLAGS := -L$(DATA)/lib $(CGO_LDFLAGS)
 GOFLAGS_TAGS := -tags=sqlite_fts5
+# VERSION is the release the archives, the bundle and the packages of one make run are built
+# for, read once, so a file changed while `make release` runs cannot give them different names.
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+endif
+export VERSION
 BIN := bin/vault-rag
 GO_SOURCES := $(shell find . -name '*.go' -not -path './data/*' -not -path './node_modules/*' 2>/dev/null) go.mod go.sum models/manifest.json
 
@@ -172,13 +179,35 @@ cross-vet:
 ## release: dist/vault-rag-VERSION-{linux-x64,linux-arm64,macos-arm64}.tar.gz and
 ##   dist/vault-rag-VERSION-windows-x64.zip, each with its own ONNX Runtime (sha256-pinned),
 ##   configs/, README.md and LICENSE, each binary checked for its OS's format and system-only
-##   links, and Claude Desktop's dist/vault-rag-VERSION.mcpb (make mcpb); the unpacked folders
-##   stay in dist/stage/PLATFORM/vault-rag/. The macOS and Windows builds are made and checked
+##   links, Claude Desktop's dist/vault-rag-VERSION.mcpb (make mcpb), and the npm packages, wheels
+##   and server.json of those same folders (make packages); the unpacked folders stay in
+##   dist/stage/PLATFORM/vault-rag/. The macOS and Windows builds are made and checked
 ##   here, not run (see release-arm64-run for Linux arm64, wine-test for Windows)
 RELEASE_PLATFORMS ?= linux-x64 linux-arm64 macos-arm64 windows-x64
 release: setup
 	DATA=$(DATA) bash scripts/dist.sh $(RELEASE_PLATFORMS)
 	$(MAKE) --no-print-directory mcpb
+	DATA=$(DATA) bash scripts/packages.sh $(RELEASE_PLATFORMS)
+
+## packages: the npm and PyPI packages of the platforms staged in dist/stage/ (make dist, make release),
+##   from the very folders the archives were made of: dist/npm/*.tgz (the launcher vault-rag and one
+##   package per platform), dist/pypi/*.whl (one wheel per platform), and, with the bundle beside them,
+##   dist/server.json for the MCP Registry, validated with the registry's own code (scripts/packages.sh)
+.PHONY: packages package-test
+packages:
+	DATA=$(DATA) bash scripts/packages.sh
+
+## package-test: stage linux-x64, macos-arm64 and windows-x64, make their packages, publish them to a
+##   throwaway verdaccio and pypiserver (pinned, under data/tools/) and install and run them as users of
+##   npx and uvx do: --version, connect, an MCP session on the demo vault from connect's entry; the
+##   macOS and Windows packages chosen by npm and pip and checked, the Windows wheel's binary run under
+##   wine (scripts/package-test.sh)
+PACKAGE_TEST_PLATFORMS ?= linux-x64 macos-arm64 windows-x64
+package-test: setup wine-setup $(MCPB)
+	DATA=$(DATA) bash scripts/dist.sh $(PACKAGE_TEST_PLATFORMS)
+	MCPB=$(MCPB) DATA=$(DATA) bash scripts/mcpb.sh
+	DATA=$(DATA) bash scripts/packages.sh $(PACKAGE_TEST_PLATFORMS)
+	DATA=$(DATA) bash scripts/package-test.sh
 
 ## release-arm64-run: run the linux-arm64 release binary under qemu-user (Debian's
 ##   qemu-user-static and arm64 C libraries, installed on first use): status, models, reindex

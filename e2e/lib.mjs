@@ -152,3 +152,27 @@ export async function finish(name, tally, main, limitMs) {
   console.log(`${name}: ${tally.passed} passed, ${tally.failed} failed`);
   process.exit(tally.failed > 0 ? 1 : 0);
 }
+
+// checkDemoSession runs the checks of an MCP session with a server started
+// on a copy of the demo vault, as a client would after connecting: the
+// server's name, tools/list (at least wantTools), vault_reindex (the first
+// build), a keyword search that must find the note defining lease_ttl_ms and
+// a search by meaning that must answer without degrading. timeout is each
+// call's (the first reindex embeds every note).
+export async function checkDemoSession(client, check, wantTools, timeout) {
+  const info = client.getServerVersion();
+  check('initialize names the server', info?.name === 'vault-rag', JSON.stringify(info));
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  const missing = wantTools.filter((t) => !names.includes(t));
+  check('tools/list lists the tools', missing.length === 0, `missing ${missing.join(', ')} from ${names.join(', ')}`);
+  const re = await callTool(client, 'vault_reindex', {}, timeout);
+  check('vault_reindex builds the index of the demo vault', !re.isError && re.json?.notes > 0, re.text.slice(0, 400));
+  const s = await callTool(client, 'vault_search', { query: 'lease_ttl_ms', k: 5 }, timeout);
+  const paths = (s.json?.notes ?? []).map((n) => n.path);
+  check('vault_search lease_ttl_ms finds the demo note that defines it', paths.includes('reference/ferrite-config-keys.md'),
+    s.isError ? s.text.slice(0, 400) : paths.join(', '));
+  const v = await callTool(client, 'vault_search', { query: 'why did writes get slow in the middle of the night', k: 3 }, timeout);
+  check('vault_search with embeddings answers', !v.isError && (v.json?.notes?.length ?? 0) > 0 &&
+    (v.json?.degraded ?? []).length === 0, v.text.slice(0, 400));
+}

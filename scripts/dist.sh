@@ -101,8 +101,9 @@ for p in "$@"; do
     # user never reads and only changes the link: every package comes from
     # the build cache (-trimpath would rebuild all of them, sqlite's C
     # included: six minutes on two cores per platform). Go stamps the
-    # module's VCS version, which /health and the MCP handshake report.
-    go build -tags=sqlite_fts5 -ldflags='-s -w' -o "$top/bin/vault-rag$VR_EXE" ./cmd/vault-rag
+    # module's VCS version, which /health and the MCP handshake report;
+    # --version reports VERSION, which the packages are versioned by.
+    go build -tags=sqlite_fts5 -ldflags="-s -w -X main.releaseVersion=$VERSION" -o "$top/bin/vault-rag$VR_EXE" ./cmd/vault-rag
   )
   exe=$top/bin/vault-rag
   [ "$p" = windows-x64 ] && exe=$exe.exe

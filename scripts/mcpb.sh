@@ -31,12 +31,10 @@ log() { printf 'mcpb: %s\n' "$*"; }
 fail() { printf 'mcpb: %s\n' "$*" >&2; exit 1; }
 
 # The manifest's version must be semantic: a tag v1.2.3 gives 1.2.3, anything
-# else (a commit) 0.0.0-dev.COMMIT.
-if [[ $VERSION =~ ^v?([0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?)$ ]]; then
-  semver=${BASH_REMATCH[1]}
-else
-  semver=0.0.0-dev.$(tr -c '0-9A-Za-z\n' '.' <<<"$VERSION")
-fi
+# else (a commit) 0.0.0-dev.gCOMMIT (scripts/version.sh, as the npm packages).
+. scripts/version.sh
+vr_versions "$VERSION"
+semver=$VR_SEMVER
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

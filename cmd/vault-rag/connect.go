@@ -291,8 +291,22 @@ func cmdConnect(ctx context.Context, args []string) error {
 	if _, set := os.LookupEnv("VAULT_PATH"); !set && !vaultVisited {
 		fmt.Fprintf(os.Stderr, "connect: no --vault and no VAULT_PATH: connecting %s\n", entry.Env["VAULT_PATH"])
 	}
-	warnServerSetup(entry)
+	// Started by npx or uvx, this binary sits in their cache, which they may
+	// clean at any time: the client starts the server as it was started.
+	route := launchFrom(os.Getenv)
+	if route.ephemeral() {
+		var warnings []string
+		entry, warnings = thisRunnerServer(route, entry)
+		for _, w := range warnings {
+			fmt.Fprintf(os.Stderr, "connect: warning: %s\n", w)
+		}
+	} else {
+		warnServerSetup(entry)
+	}
 
+	if !*asJSON && !*write {
+		fmt.Print(routeNote(route, entry))
+	}
 	if client.file == nil {
 		return printClaudeCode(client, *name, entry, *asJSON)
 	}
@@ -325,6 +339,22 @@ func cmdConnect(ctx context.Context, args []string) error {
 	os.Stdout.Write(snippet)
 	fmt.Printf("\nThen restart %s.\n", client.title)
 	return nil
+}
+
+// routeNote is what connect says, before the configuration, of an entry that
+// starts the server through npx or uvx ("" for the binary itself).
+func routeNote(l launch, s mcpServer) string {
+	if !l.ephemeral() {
+		return ""
+	}
+	how := "naming " + l.via + " by its absolute path"
+	if s.Env["PATH"] != "" {
+		how += ", with Node.js's folder on its PATH"
+	}
+	tool := map[string]string{"npx": "Node.js", "uvx": "uv"}[l.via]
+	return fmt.Sprintf("This entry starts vault-rag through %s at the version that ran (%s), %s:\n"+
+		"an application started from the desktop does not see your shell's PATH. After moving or upgrading\n"+
+		"%s, or to change to a newer vault-rag, run connect again.\n\n", l.via, l.pkg, how, tool)
 }
 
 // findBundle is the newest Claude Desktop bundle (vault-rag-*.mcpb) found

@@ -35,6 +35,11 @@ func connectEnv(t *testing.T) (home, vault, data string) {
 	t.Setenv("APPDATA", filepath.Join(home, "AppData", "Roaming"))
 	t.Setenv("VAULT_PATH", vault)
 	t.Setenv("VAULT_RAG_DATA", data)
+	// As started from a release archive or a checkout, not by a package
+	// launcher (launched.go).
+	for _, k := range []string{envInstall, envPackage, envRunner, envNode} {
+		t.Setenv(k, "")
+	}
 	return home, vault, data
 }
 

@@ -10,7 +10,22 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/vault-rag/vault-rag/server"
 )
+
+// releaseVersion is the release a binary was built for (scripts/dist.sh sets
+// it with -ldflags -X, from git describe); "" in any other build, whose
+// version is the module's (server.Version).
+var releaseVersion string
+
+// version is this binary's version, as --version and connect give it.
+func version() string {
+	if releaseVersion != "" {
+		return releaseVersion
+	}
+	return server.Version()
+}
 
 const usage = `vault-rag: local retrieval over a folder of markdown notes
 
@@ -30,7 +45,7 @@ commands:
   bench     measure reindex, query latency, rerank and throughput (a table and JSON)
 
 run "vault-rag <command> -h" for a command's flags; "--" ends a command's flags
-(vault-rag search -- --background-primary).
+(vault-rag search -- --background-primary); "vault-rag --version" prints the version.
 
 ` + settings + "\n"
 
@@ -57,6 +72,10 @@ func main() {
 	name := os.Args[1]
 	if name == "-h" || name == "--help" || name == "help" {
 		fmt.Print(usage)
+		return
+	}
+	if name == "version" || name == "--version" || name == "-version" {
+		fmt.Println(versionLine(version(), launchFrom(os.Getenv)))
 		return
 	}
 	run, ok := cmds[name]

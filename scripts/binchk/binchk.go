@@ -12,7 +12,9 @@
 // unsigned code), on Windows only the DLLs Windows itself ships. With -lib
 // the file is ONNX Runtime's library: format, CPU and kind are checked and
 // its dependencies reported. It prints one line of findings and exits 1 on
-// the first problem.
+// the first problem. With -floor it prints only the oldest OS release the
+// file runs on, as a version (the newest glibc symbol version on Linux, the
+// minimum macOS on macOS, nothing on Windows), for a package's platform tag.
 package main
 
 import (
@@ -35,8 +37,9 @@ func main() {
 	lib := flag.Bool("lib", false, "FILE is the ONNX Runtime shared library, not the executable")
 	glibc := flag.String("glibc", "", "the newest glibc symbol version a Linux binary may need (e.g. 2.28)")
 	with := flag.String("with", "", "Windows: comma-separated DLLs the archive ships beside the program, allowed as imports")
+	floor := flag.Bool("floor", false, "print only the oldest OS version the file needs: glibc X.Y (Linux), macOS X.Y (macOS), empty (Windows)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: binchk [-lib] [-glibc X.Y] [-with a.dll,b.dll] PLATFORM FILE (PLATFORM: linux-x64 linux-arm64 macos-arm64 windows-x64)")
+		fmt.Fprintln(os.Stderr, "usage: binchk [-lib] [-glibc X.Y] [-with a.dll,b.dll] [-floor] PLATFORM FILE (PLATFORM: linux-x64 linux-arm64 macos-arm64 windows-x64)")
 	}
 	flag.Parse()
 	if flag.NArg() != 2 {
@@ -49,7 +52,18 @@ func main() {
 		fmt.Fprintf(os.Stderr, "binchk: %s: %v\n", path, err)
 		os.Exit(1)
 	}
-	fmt.Printf("binchk: %s (%s): %s\n", path, platform, rep)
+	if *floor {
+		fmt.Println(rep.Floor)
+		return
+	}
+	fmt.Printf("binchk: %s (%s): %s\n", path, platform, rep.Text)
+}
+
+// Report is what Check found: one line for a person, and the oldest release
+// of its OS the file runs on ("" when it does not say: Windows).
+type Report struct {
+	Text  string
+	Floor string
 }
 
 // Options say what kind of file is checked and how strictly.
@@ -60,10 +74,10 @@ type Options struct {
 }
 
 // Check opens path and checks it for platform.
-func Check(platform, path string, o Options) (string, error) {
+func Check(platform, path string, o Options) (Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("opening the file: %w", err)
+		return Report{}, fmt.Errorf("opening the file: %w", err)
 	}
 	defer f.Close()
 	switch platform {
@@ -76,7 +90,7 @@ func Check(platform, path string, o Options) (string, error) {
 	case "windows-x64":
 		return checkPE(f, o)
 	}
-	return "", fmt.Errorf("unknown platform %q", platform)
+	return Report{}, fmt.Errorf("unknown platform %q", platform)
 }
 
 // glibcLibs are the libraries of glibc itself (and the GCC runtime every
@@ -87,13 +101,13 @@ var glibcLibs = map[string]bool{
 	"ld-linux-x86-64.so.2": true, "ld-linux-aarch64.so.1": true,
 }
 
-func checkELF(r io.ReaderAt, machine elf.Machine, o Options) (string, error) {
+func checkELF(r io.ReaderAt, machine elf.Machine, o Options) (Report, error) {
 	f, err := elf.NewFile(r)
 	if err != nil {
-		return "", fmt.Errorf("not an ELF file: %w", err)
+		return Report{}, fmt.Errorf("not an ELF file: %w", err)
 	}
 	if f.Machine != machine {
-		return "", fmt.Errorf("ELF for %v, want %v", f.Machine, machine)
+		return Report{}, fmt.Errorf("ELF for %v, want %v", f.Machine, machine)
 	}
 	want := elf.ET_EXEC
 	if o.Lib {
@@ -101,11 +115,11 @@ func checkELF(r io.ReaderAt, machine elf.Machine, o Options) (string, error) {
 	}
 	// A position-independent executable is ET_DYN too.
 	if f.Type != want && !(f.Type == elf.ET_DYN && !o.Lib) {
-		return "", fmt.Errorf("ELF type %v, want %v", f.Type, want)
+		return Report{}, fmt.Errorf("ELF type %v, want %v", f.Type, want)
 	}
 	libs, err := f.ImportedLibraries()
 	if err != nil {
-		return "", fmt.Errorf("reading the needed libraries: %w", err)
+		return Report{}, fmt.Errorf("reading the needed libraries: %w", err)
 	}
 	sort.Strings(libs)
 	var bad []string
@@ -115,11 +129,11 @@ func checkELF(r io.ReaderAt, machine elf.Machine, o Options) (string, error) {
 		}
 	}
 	if len(bad) > 0 && !o.Lib {
-		return "", fmt.Errorf("needs libraries outside glibc: %s", strings.Join(bad, ", "))
+		return Report{}, fmt.Errorf("needs libraries outside glibc: %s", strings.Join(bad, ", "))
 	}
 	syms, err := f.ImportedSymbols()
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-		return "", fmt.Errorf("reading the imported symbols: %w", err)
+		return Report{}, fmt.Errorf("reading the imported symbols: %w", err)
 	}
 	newest := ""
 	for _, s := range syms {
@@ -128,7 +142,7 @@ func checkELF(r io.ReaderAt, machine elf.Machine, o Options) (string, error) {
 		}
 	}
 	if o.GlibcMax != "" && versionLess(o.GlibcMax, newest) {
-		return "", fmt.Errorf("needs glibc %s, newer than the floor %s", newest, o.GlibcMax)
+		return Report{}, fmt.Errorf("needs glibc %s, newer than the floor %s", newest, o.GlibcMax)
 	}
 	interp := ""
 	for _, p := range f.Progs {
@@ -141,7 +155,7 @@ func checkELF(r io.ReaderAt, machine elf.Machine, o Options) (string, error) {
 	if interp != "" {
 		rep += "; interpreter " + interp
 	}
-	return rep, nil
+	return Report{Text: rep, Floor: newest}, nil
 }
 
 // versionLess compares dotted versions numerically; "" is below all.
@@ -182,29 +196,29 @@ const (
 	csAdhoc         = 0x2
 )
 
-func checkMachO(r io.ReaderAt, o Options) (string, error) {
+func checkMachO(r io.ReaderAt, o Options) (Report, error) {
 	f, err := macho.NewFile(r)
 	if err != nil {
-		return "", fmt.Errorf("not a thin Mach-O file: %w", err)
+		return Report{}, fmt.Errorf("not a thin Mach-O file: %w", err)
 	}
 	if f.Cpu != macho.CpuArm64 {
-		return "", fmt.Errorf("Mach-O for %v, want arm64", f.Cpu)
+		return Report{}, fmt.Errorf("Mach-O for %v, want arm64", f.Cpu)
 	}
 	want := macho.TypeExec
 	if o.Lib {
 		want = macho.TypeDylib
 	}
 	if f.Type != want {
-		return "", fmt.Errorf("Mach-O type %v, want %v", f.Type, want)
+		return Report{}, fmt.Errorf("Mach-O type %v, want %v", f.Type, want)
 	}
 	libs, err := f.ImportedLibraries()
 	if err != nil {
-		return "", fmt.Errorf("reading the linked libraries: %w", err)
+		return Report{}, fmt.Errorf("reading the linked libraries: %w", err)
 	}
 	sort.Strings(libs)
 	for _, l := range libs {
 		if !strings.HasPrefix(l, "/usr/lib/") && !strings.HasPrefix(l, "/System/Library/") {
-			return "", fmt.Errorf("links %s, which is not a system library (only /usr/lib and /System/Library are on every Mac)", l)
+			return Report{}, fmt.Errorf("links %s, which is not a system library (only /usr/lib and /System/Library are on every Mac)", l)
 		}
 	}
 	minos := ""
@@ -222,7 +236,7 @@ func checkMachO(r io.ReaderAt, o Options) (string, error) {
 			off, size := f.ByteOrder.Uint32(raw[8:]), f.ByteOrder.Uint32(raw[12:])
 			sig = make([]byte, size)
 			if _, err := r.ReadAt(sig, int64(off)); err != nil {
-				return "", fmt.Errorf("reading the code signature: %w", err)
+				return Report{}, fmt.Errorf("reading the code signature: %w", err)
 			}
 		}
 	}
@@ -230,16 +244,16 @@ func checkMachO(r io.ReaderAt, o Options) (string, error) {
 	if sig != nil {
 		adhoc, err := codeDirectoryAdhoc(sig)
 		if err != nil {
-			return "", err
+			return Report{}, err
 		}
 		signed = "signed"
 		if adhoc {
 			signed = "ad-hoc signed"
 		}
 	} else if !o.Lib {
-		return "", errors.New("no LC_CODE_SIGNATURE: macOS on Apple silicon kills unsigned executables")
+		return Report{}, errors.New("no LC_CODE_SIGNATURE: macOS on Apple silicon kills unsigned executables")
 	}
-	return fmt.Sprintf("Mach-O arm64 %v, macOS %s or later, %s; links %s", f.Type, orNone(minos), signed, strings.Join(libs, " ")), nil
+	return Report{Text: fmt.Sprintf("Mach-O arm64 %v, macOS %s or later, %s; links %s", f.Type, orNone(minos), signed, strings.Join(libs, " ")), Floor: minos}, nil
 }
 
 // codeDirectoryAdhoc reads an embedded signature superblob (big-endian) and
@@ -277,30 +291,30 @@ var windowsDLLs = map[string]bool{
 	"synchronization.dll": true, "dxgi.dll": true, "d3d12.dll": true, "version.dll": true,
 }
 
-func checkPE(r io.ReaderAt, o Options) (string, error) {
+func checkPE(r io.ReaderAt, o Options) (Report, error) {
 	f, err := pe.NewFile(r)
 	if err != nil {
-		return "", fmt.Errorf("not a PE file: %w", err)
+		return Report{}, fmt.Errorf("not a PE file: %w", err)
 	}
 	if f.Machine != pe.IMAGE_FILE_MACHINE_AMD64 {
-		return "", fmt.Errorf("PE for machine %#x, want x86-64", f.Machine)
+		return Report{}, fmt.Errorf("PE for machine %#x, want x86-64", f.Machine)
 	}
 	isDLL := f.Characteristics&pe.IMAGE_FILE_DLL != 0
 	if isDLL != o.Lib {
-		return "", fmt.Errorf("PE is a DLL: %v, want %v", isDLL, o.Lib)
+		return Report{}, fmt.Errorf("PE is a DLL: %v, want %v", isDLL, o.Lib)
 	}
 	oh, ok := f.OptionalHeader.(*pe.OptionalHeader64)
 	if !ok {
-		return "", errors.New("no PE32+ optional header")
+		return Report{}, errors.New("no PE32+ optional header")
 	}
 	if !o.Lib && oh.Subsystem != pe.IMAGE_SUBSYSTEM_WINDOWS_CUI {
-		return "", fmt.Errorf("subsystem %d, want the console (%d): an MCP server talks over stdio", oh.Subsystem, pe.IMAGE_SUBSYSTEM_WINDOWS_CUI)
+		return Report{}, fmt.Errorf("subsystem %d, want the console (%d): an MCP server talks over stdio", oh.Subsystem, pe.IMAGE_SUBSYSTEM_WINDOWS_CUI)
 	}
 	// debug/pe's ImportedLibraries is unimplemented; each imported symbol
 	// reads "name:dll".
 	syms, err := f.ImportedSymbols()
 	if err != nil {
-		return "", fmt.Errorf("reading the imported symbols: %w", err)
+		return Report{}, fmt.Errorf("reading the imported symbols: %w", err)
 	}
 	set := map[string]bool{}
 	for _, s := range syms {
@@ -318,11 +332,11 @@ func checkPE(r io.ReaderAt, o Options) (string, error) {
 	sort.Strings(names)
 	sort.Strings(bad)
 	if len(bad) > 0 {
-		return "", fmt.Errorf("imports DLLs Windows does not ship: %s", strings.Join(bad, ", "))
+		return Report{}, fmt.Errorf("imports DLLs Windows does not ship: %s", strings.Join(bad, ", "))
 	}
 	kind := "console executable"
 	if o.Lib {
 		kind = "DLL"
 	}
-	return fmt.Sprintf("PE x86-64 %s; imports %s", kind, strings.Join(names, " ")), nil
+	return Report{Text: fmt.Sprintf("PE x86-64 %s; imports %s", kind, strings.Join(names, " "))}, nil
 }

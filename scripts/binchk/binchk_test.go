@@ -48,7 +48,8 @@ func check(t *testing.T, platform string, b []byte, o Options) (string, error) {
 	if err := os.WriteFile(path, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return Check(platform, path, o)
+	rep, err := Check(platform, path, o)
+	return rep.Text, err
 }
 
 // replace swaps one byte string for another of the same length, once.
@@ -223,4 +224,36 @@ func TestVersionLess(t *testing.T) {
 func TestUnknownPlatform(t *testing.T) {
 	_, err := Check("plan9-x64", os.Args[0], Options{})
 	wantErr(t, err, `unknown platform "plan9-x64"`)
+}
+
+// TestFloor checks the oldest OS release reported for a package's tag: the
+// newest glibc symbol version of a Linux program, the minimum macOS of a
+// Mach-O one (Go's linker writes its own minimum, 11 or later for
+// darwin/arm64), none for Windows.
+func TestFloor(t *testing.T) {
+	write := func(b []byte) string {
+		path := filepath.Join(t.TempDir(), "bin")
+		if err := os.WriteFile(path, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	rep, err := Check("macos-arm64", write(build(t, "darwin", "arm64")), Options{})
+	if err != nil || rep.Floor == "" || versionLess(rep.Floor, "11.0") || !strings.Contains(rep.Text, "macOS "+rep.Floor+" or later") {
+		t.Errorf("macOS floor %q (%v), want 11.0 or later, as the report %q says", rep.Floor, err, rep.Text)
+	}
+	rep, err = Check("windows-x64", write(build(t, "windows", "amd64")), Options{})
+	if err != nil || rep.Floor != "" {
+		t.Errorf("Windows floor %q (%v), want none", rep.Floor, err)
+	}
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		return
+	}
+	rep, err = Check("linux-x64", "/bin/true", Options{})
+	if err != nil || !strings.HasPrefix(rep.Floor, "2.") {
+		t.Fatalf("/bin/true floor %q (%v), want 2.x", rep.Floor, err)
+	}
+	if !strings.Contains(rep.Text, "glibc "+rep.Floor+" or later") {
+		t.Errorf("floor %q disagrees with the report %q", rep.Floor, rep.Text)
+	}
 }
