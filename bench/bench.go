@@ -28,9 +28,9 @@ type Options struct {
 	Prepare   bool           // only generate and index the scale vaults (cached for later runs)
 	Only      string         // one section alone (its name in sections), "" for all
 	Embedder  string         // the model of the throughput, latency, first-answer and recall sections ("" for the default)
-	// Throughput is the vault the throughput section embeds (default the
+	// Throughput is the vault the throughput section embeds beside the
 	// demo vault; it should hold 3,000 chunks or more for the figure to
-	// mean something).
+	// mean something ("": the demo vault alone).
 	Throughput string
 	// FirstAnswer are vaults whose first build is timed to its first
 	// answer and to its end; the largest of Sizes is timed to its first

@@ -14,6 +14,11 @@ import (
 	"github.com/vault-rag/vault-rag/internal/measure"
 )
 
+// defaultThroughputVault is the vault the throughput section measures beside
+// the demo's: blue-book, a real vault of about 3,200 chunks, where a checkout
+// sits beside the shared datasets.
+const defaultThroughputVault = "../shared/datasets/blue-book/vault"
+
 func cmdBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	root := fs.String("root", configRoot(), "the repository (vault/, configs/, eval/) [VAULT_RAG_ROOT]")
@@ -26,7 +31,7 @@ func cmdBench(ctx context.Context, args []string) error {
 	fs.Var(&recall, "recall", "a BEIR folder for the binary-search recall check, indexed with the default embedder; repeatable (e.g. ../shared/datasets/cacm)")
 	var first listFlag
 	fs.Var(&first, "first-answer", "a vault whose first build is timed to its first answer and to its end; repeatable (the largest --sizes vault is timed too, its end projected)")
-	throughputVault := fs.String("throughput-vault", "", "the vault the throughput section embeds, raw and through the indexer (default the demo vault; 3,000 chunks or more make the figure mean something)")
+	throughputVault := fs.String("throughput-vault", defaultThroughputVault, "a vault of 3,000 chunks or more the throughput section embeds, raw and through the indexer, beside the demo vault (empty: the demo vault alone)")
 	prepare := fs.Bool("prepare", false, "only generate and index the scale vaults, for a later run")
 	only := fs.String("only", "", "run one section alone: "+bench.SectionHelp())
 	embedder := fs.String("embedder", embedderName(), "the embedder of the first-answer, throughput, latency and recall sections [VAULT_RAG_EMBEDDER]")
@@ -49,6 +54,11 @@ func cmdBench(ctx context.Context, args []string) error {
 	}
 	if *only == "recall" && *recallNotes <= 0 {
 		return errors.New("--only recall measures a generated vault embedded for real: give its size with --recall-notes (e.g. 7000)")
+	}
+	if *throughputVault != "" && (*only == "" || *only == "throughput") {
+		if _, err := os.Stat(*throughputVault); err != nil {
+			return fmt.Errorf("--throughput-vault: %w (give a vault of 3,000 chunks or more, or --throughput-vault= for the demo vault alone)", err)
+		}
 	}
 	settings := modelSettings()
 	res, err := bench.Run(ctx, bench.Options{Root: *root, DataDir: settings.DataDir, Runtime: settings.Runtime,
