@@ -40,7 +40,7 @@ func runStage(t *testing.T, env *stages.Env, s stages.Stage, q stages.Query) *st
 
 func paths(t *testing.T, env *stages.Env, items []stages.Item) []string {
 	t.Helper()
-	ids := noteIDs(t, env.DB)
+	ids := noteIDs(t, stagetest.DB(t, env))
 	byID := map[int64]string{}
 	for p, id := range ids {
 		byID[id] = p
@@ -157,7 +157,7 @@ func TestVetSetsAsideAnOffTopicClient(t *testing.T) {
 	// Once per request: stages on the state and on states forked from it
 	// get the verdict without embedding or searching again.
 	counted := &countingModels{}
-	env.Models = counted
+	env = stages.NewEnv(stagetest.DB(t, env), counted)
 	fork := st.Fork()
 	for _, s := range []*stages.State{st, fork} {
 		ok, _, err := s.ClientTrusted(context.Background(), env, 2)

@@ -104,6 +104,10 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	if st.Ranking == nil && len(st.Steps) == 0 {
 		return ErrNoRanking
 	}
+	db, err := env.Index()
+	if err != nil {
+		return err
+	}
 	// Load the model before anything else: a missing model fails the stage
 	// even when there is nothing to rerank, so it never passes as a no-op.
 	var score func([]string) ([]float32, error)
@@ -112,7 +116,7 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	note := ""
 	switch r.Scorer {
 	case "cross-encoder":
-		ce, err := env.Models.CrossEncoder(ctx, r.Model)
+		ce, err := env.CrossEncoder(ctx, r.Model)
 		if err != nil {
 			return err
 		}
@@ -124,8 +128,8 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 			note = " (a cost stand-in for " + s.StandInFor() + ": the order means nothing)"
 		}
 	case "bi-encoder":
-		model = orIndex(r.Model, env)
-		emb, err := env.Models.Embedder(ctx, model)
+		model = cmp.Or(r.Model, db.Embedder())
+		emb, err := env.Embedder(ctx, model)
 		if err != nil {
 			return err
 		}
@@ -139,14 +143,14 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 		st.rerank(r.Name(), nil, "")
 		return nil
 	}
-	passages, err := r.passages(ctx, env.DB, st, cands, count)
+	passages, err := r.passages(ctx, db, st, cands, count)
 	if err != nil {
 		return err
 	}
-	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && env.DB.Embedder() == model {
+	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && db.Embedder() == model {
 		// The chunk passage is the text the indexer embedded with this very
 		// model: its stored vector is the passage embedding.
-		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, st, model, cands, ps) }
+		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, db, st, model, cands, ps) }
 	}
 	scores, err := score(passages)
 	if err != nil {
@@ -231,7 +235,7 @@ func NoteText(ctx context.Context, db *index.DB, n index.NoteRow) (string, error
 }
 
 // biEncode scores passages by cosine with the query embedding, embedding each
-// passage text once per process (env.Passages caches them).
+// passage text once per process (env.passages caches them).
 func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages []string) ([]float32, error) {
 	qv, err := st.QueryVector(ctx, emb)
 	if err != nil {
@@ -241,7 +245,7 @@ func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages [
 	var todo []string
 	var at []int
 	for i, p := range passages {
-		if v, ok := env.Passages.get(emb.Name(), p); ok {
+		if v, ok := env.passages.get(emb.Name(), p); ok {
 			vecs[i] = v
 			continue
 		}
@@ -255,7 +259,7 @@ func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages [
 		}
 		for k, v := range got {
 			vecs[at[k]] = v
-			env.Passages.put(emb.Name(), todo[k], v)
+			env.passages.put(emb.Name(), todo[k], v)
 		}
 	}
 	out := make([]float32, len(passages))
@@ -269,8 +273,8 @@ func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages [
 // their chunks' stored embeddings. A chunk with none (a first build still
 // embedding, a note too long to embed) has its passage, of passages,
 // embedded here instead, as biEncode does.
-func storedCosine(ctx context.Context, env *Env, st *State, model string, items []Item, passages []string) ([]float32, error) {
-	emb, err := env.Models.Embedder(ctx, model)
+func storedCosine(ctx context.Context, env *Env, db *index.DB, st *State, model string, items []Item, passages []string) ([]float32, error) {
+	emb, err := env.Embedder(ctx, model)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +286,7 @@ func storedCosine(ctx context.Context, env *Env, st *State, model string, items 
 	for i, it := range items {
 		ids[i] = it.ChunkID
 	}
-	vecs, err := env.DB.Vectors(ctx, ids)
+	vecs, err := db.Vectors(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -307,12 +311,4 @@ func storedCosine(ctx context.Context, env *Env, st *State, model string, items 
 		}
 	}
 	return out, nil
-}
-
-// orIndex is name, or the index's embedder when name is empty.
-func orIndex(name string, env *Env) string {
-	if name == "" {
-		return env.DB.Embedder()
-	}
-	return name
 }

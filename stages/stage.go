@@ -179,11 +179,13 @@ type Models interface {
 }
 
 // Env is what stages run against: the index and the models, shared by every
-// query of a process. NewEnv assembles one.
+// query of a process. NewEnv assembles one and WithDB and
+// WithoutPassageCache derive others; its parts are reached through methods
+// that say what is missing, so a zero Env refuses to run rather than crash.
 type Env struct {
-	DB       *index.DB
-	Models   Models
-	Passages *VectorCache // passage embeddings for the bi-encoder scorer; nil disables caching
+	db       *index.DB
+	models   Models
+	passages *vectorCache // passage embeddings for the bi-encoder scorer; nil disables caching
 }
 
 // PassageCacheSize is how many passage embeddings an Env from NewEnv keeps for
@@ -191,17 +193,59 @@ type Env struct {
 const PassageCacheSize = 20000
 
 // NewEnv is the one assembly of an Env: the index, the models, and a passage
-// cache of PassageCacheSize.
+// cache of PassageCacheSize. A nil db makes an Env to derive others from
+// (WithDB) once there is an index.
 func NewEnv(db *index.DB, m Models) *Env {
-	return &Env{DB: db, Models: m, Passages: NewVectorCache(PassageCacheSize)}
+	return &Env{db: db, models: m, passages: newVectorCache(PassageCacheSize)}
 }
 
 // WithDB is e reading another index with the same models and passage cache,
 // as a server's environment after a rebuild replaced its index handle.
 func (e *Env) WithDB(db *index.DB) *Env {
 	c := *e
-	c.DB = db
+	c.db = db
 	return &c
+}
+
+// WithoutPassageCache is e embedding every passage the bi-encoder scorer
+// reads, as a benchmark of that cost needs.
+func (e *Env) WithoutPassageCache() *Env {
+	c := *e
+	c.passages = nil
+	return &c
+}
+
+// ErrNoIndex and ErrNoModels say an Env lacks a part a stage needs: it was
+// not made by NewEnv with one (a zero Env, or NewEnv's with a nil db before
+// WithDB).
+var (
+	ErrNoIndex  = errors.New("stages: the environment has no index (make it with NewEnv, or WithDB)")
+	ErrNoModels = errors.New("stages: the environment has no models (make it with NewEnv)")
+)
+
+// Index is the index the stages search; ErrNoIndex when e has none.
+func (e *Env) Index() (*index.DB, error) {
+	if e == nil || e.db == nil {
+		return nil, ErrNoIndex
+	}
+	return e.db, nil
+}
+
+// Embedder loads the named embedder; ErrNoModels when e has no models.
+func (e *Env) Embedder(ctx context.Context, name string) (Embedder, error) {
+	if e == nil || e.models == nil {
+		return nil, ErrNoModels
+	}
+	return e.models.Embedder(ctx, name)
+}
+
+// CrossEncoder loads the named cross-encoder; ErrNoModels when e has no
+// models.
+func (e *Env) CrossEncoder(ctx context.Context, name string) (PairScorer, error) {
+	if e == nil || e.models == nil {
+		return nil, ErrNoModels
+	}
+	return e.models.CrossEncoder(ctx, name)
 }
 
 // IndexEmbedder returns the model the index was embedded with, for a stage
@@ -209,14 +253,18 @@ func (e *Env) WithDB(db *index.DB) *Env {
 // model, so a stage naming another one is refused rather than compared across
 // two vector spaces. An empty name means the index's model.
 func (e *Env) IndexEmbedder(ctx context.Context, name string) (Embedder, error) {
-	indexed := e.DB.Embedder()
+	db, err := e.Index()
+	if err != nil {
+		return nil, err
+	}
+	indexed := db.Embedder()
 	if name == "" {
 		name = indexed
 	}
 	if name != indexed {
 		return nil, fmt.Errorf("the index was embedded with %s, but the stage asks for %s (reindex with VAULT_RAG_EMBEDDER=%s, or drop the stage's model)", indexed, name, name)
 	}
-	return e.Models.Embedder(ctx, name)
+	return e.Embedder(ctx, name)
 }
 
 // Query is one search request.
