@@ -19,14 +19,14 @@ type bert struct {
 	cls, sep  int64
 	maxLen    int // the model's window, special tokens included
 	rows      int // at most this many sequences per run
-	output    string
+	output    Output
 }
 
 // maxBatchTokens bounds one ONNX run (sequences × padded length), which bounds
 // the memory of the attention matrices.
 const maxBatchTokens = 16384
 
-func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, rt Runtime) (*bert, error) {
+func newBERT(name, modelPath, tokenizerPath string, output Output, maxLen int, rt Runtime) (*bert, error) {
 	for _, p := range []string{modelPath, tokenizerPath} {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("%w: %s (missing %s; run `vault-rag models fetch`)", ErrNotInstalled, name, p)
@@ -56,7 +56,7 @@ func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, rt Runti
 		return nil, err
 	}
 	sess, err := ort.NewDynamicAdvancedSession(modelPath,
-		[]string{"input_ids", "attention_mask", "token_type_ids"}, []string{output}, opts)
+		[]string{"input_ids", "attention_mask", "token_type_ids"}, []string{string(output)}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("load %s from %s: %w", name, modelPath, err)
 	}

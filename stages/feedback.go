@@ -296,4 +296,4 @@ func (f *Feedback) Needs() []ModelNeed {
 }
 
 // ModelRoles implements ModelUser.
-func (*Feedback) ModelRoles() []string { return []string{models.RoleEmbedder} }
+func (*Feedback) ModelRoles() []models.Role { return []models.Role{models.RoleEmbedder} }

@@ -39,7 +39,7 @@ func (*Hyde) Produces() []string { return []string{HydeName} }
 func (h *Hyde) Needs() []ModelNeed { return []ModelNeed{{Role: models.RoleEmbedder, Name: h.Model}} }
 
 // ModelRoles implements ModelUser.
-func (*Hyde) ModelRoles() []string { return []string{models.RoleEmbedder} }
+func (*Hyde) ModelRoles() []models.Role { return []models.Role{models.RoleEmbedder} }
 
 // Validate implements Stage.
 func (h *Hyde) Validate() error {

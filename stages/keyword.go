@@ -178,7 +178,7 @@ func (k *Keyword) Needs() []ModelNeed {
 }
 
 // ModelRoles implements ModelUser.
-func (*Keyword) ModelRoles() []string { return []string{models.RoleEmbedder} }
+func (*Keyword) ModelRoles() []models.Role { return []models.Role{models.RoleEmbedder} }
 
 // Run implements Stage.
 func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {

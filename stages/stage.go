@@ -47,7 +47,11 @@ import (
 	"sync"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/choice"
+	"github.com/vault-rag/vault-rag/models"
 )
 
 // Stage is one step of a pipeline.
@@ -143,10 +147,38 @@ func settingErrorf(key, format string, args ...any) error {
 	return &SettingError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
+// checkChoice refuses, as a *SettingError for key, a value of a setting
+// that takes one of allowed; "" (the default) passes.
+func checkChoice[T ~string](key string, v T, allowed []T) error {
+	if v == "" {
+		return nil
+	}
+	if err := choice.Check(key, v, allowed); err != nil {
+		return &SettingError{Key: key, Msg: err.Error()}
+	}
+	return nil
+}
+
+// decodeChoice decodes such a setting from its configuration node,
+// refusing a value as Validate does, at decoding, so the refusal names the
+// setting's line; a node that is no string (a list, a mapping) gets the
+// decoder's message, as a string setting's would.
+func decodeChoice[T ~string](n *yaml.Node, key string, dst *T, allowed []T) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	if err := checkChoice(key, T(s), allowed); err != nil {
+		return err
+	}
+	*dst = T(s)
+	return nil
+}
+
 // ModelNeed is one model a stage loads.
 type ModelNeed struct {
-	Role string // models.RoleEmbedder or models.RoleCrossEncoder
-	Name string // the model; "" means the embedder the index was built with
+	Role models.Role // models.RoleEmbedder or models.RoleCrossEncoder
+	Name string      // the model; "" means the embedder the index was built with
 }
 
 // ModelUser is a stage that loads models.
@@ -156,7 +188,7 @@ type ModelUser interface {
 	Needs() []ModelNeed
 	// ModelRoles lists every role the stage can need under some settings:
 	// what a missing model of that role disables.
-	ModelRoles() []string
+	ModelRoles() []models.Role
 }
 
 // Embedder embeds queries and passages into one vector space.

@@ -98,7 +98,7 @@ func (v *Vector) Produces() []string { return []string{v.List} }
 func (v *Vector) Needs() []ModelNeed { return []ModelNeed{{Role: models.RoleEmbedder, Name: v.Model}} }
 
 // ModelRoles implements ModelUser.
-func (*Vector) ModelRoles() []string { return []string{models.RoleEmbedder} }
+func (*Vector) ModelRoles() []models.Role { return []models.Role{models.RoleEmbedder} }
 
 // Validate implements Stage.
 func (v *Vector) Validate() error {
