@@ -47,7 +47,7 @@ func (c *CrossEncoder) ScoreStats(ctx context.Context, query string, passages []
 	seqs := c.pairs(query, passages)
 	out := make([]float32, len(passages))
 	var bad error
-	st, err := c.b.runStats(ctx, seqs, maxPadding, func(i int, row []float32) {
+	st, err := c.b.runStats(ctx, seqs, maxPadding, func(i int, row []float32, _ []int64) {
 		switch {
 		case c.pooling == PoolCLS0 && len(row) > 0:
 			out[i] = row[0] // [CLS] is position 0, its first component is row[0]

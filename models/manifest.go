@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vault-rag/vault-rag/internal/choice"
@@ -32,8 +33,8 @@ type Spec struct {
 	BatchRows   int    `json:"batch_rows,omitempty"`
 	Output      Output `json:"output"`
 	QueryPrefix string `json:"query_prefix,omitempty"`
-	// Pooling is how a cross-encoder's output becomes one number per pair
-	// (default PoolLogit).
+	// Pooling is how the output becomes the model's result (default PoolCLS
+	// for an embedder, PoolLogit for a cross-encoder).
 	Pooling Pooling `json:"pooling,omitempty"`
 	// StandInFor names the model this one stands in for as a measure of cost
 	// only: same encoder shape, no relevance head, scores that mean nothing.
@@ -102,11 +103,20 @@ var outputs = []Output{OutputHidden, OutputLogits}
 // UnmarshalText refuses an output that is neither, naming both.
 func (o *Output) UnmarshalText(b []byte) error { return decodeChoice(b, "output", o, outputs) }
 
-// Pooling is how a cross-encoder's output becomes one number per pair.
+// Pooling is how a model's output becomes its result: for an embedder, how
+// its hidden states become one vector; for a cross-encoder, how its output
+// becomes one number per pair.
 type Pooling string
 
 // The poolings.
 const (
+	// PoolCLS takes an embedder's [CLS] position (the BGE family's recipe;
+	// an embedder's default).
+	PoolCLS Pooling = "cls"
+	// PoolMean averages an embedder's positions over the attention mask:
+	// the sequence's own tokens, special tokens included, padding left out
+	// (sentence-transformers' mean pooling).
+	PoolMean Pooling = "mean"
 	// PoolLogit: the output is [batch, 1], the classifier's logit (a
 	// cross-encoder's default, what ms-marco-MiniLM-L-6-v2 exports).
 	PoolLogit Pooling = "logit"
@@ -117,12 +127,18 @@ const (
 	PoolCLS0 Pooling = "cls0"
 )
 
-// pairPoolings are the poolings of a cross-encoder (or its cost stand-in),
-// the default first.
-var pairPoolings = []Pooling{PoolLogit, PoolCLS0}
+// The poolings of an embedder and of a cross-encoder (or its cost
+// stand-in), each list's default first.
+var (
+	embedderPoolings = []Pooling{PoolCLS, PoolMean}
+	pairPoolings     = []Pooling{PoolLogit, PoolCLS0}
+)
 
-// UnmarshalText refuses a pooling that is neither, naming both.
-func (p *Pooling) UnmarshalText(b []byte) error { return decodeChoice(b, "pooling", p, pairPoolings) }
+// UnmarshalText refuses a pooling that is none of the four, naming them;
+// whether the model's role can pool so is checked when it is opened.
+func (p *Pooling) UnmarshalText(b []byte) error {
+	return decodeChoice(b, "pooling", p, slices.Concat(embedderPoolings, pairPoolings))
+}
 
 // poolingAmong is the spec's pooling when it is one of allowed, the first
 // of them when it names none; an error naming them otherwise.

@@ -40,6 +40,13 @@ func TestManifest(t *testing.T) {
 			if s.MaxTokens <= 0 || s.Output == "" || s.Description == "" {
 				t.Errorf("max_tokens %d, output %q, description %q: want all set", s.MaxTokens, s.Output, s.Description)
 			}
+			poolings := pairPoolings
+			if s.Role == RoleEmbedder {
+				poolings = embedderPoolings
+			}
+			if _, err := s.poolingAmong(poolings); err != nil {
+				t.Errorf("a %s: %v", s.Role, err)
+			}
 			if len(s.Files) == 0 {
 				t.Fatal("no files")
 			}
@@ -188,7 +195,7 @@ func TestSpecWords(t *testing.T) {
 		{`{"role": "reranker"}`, `role "reranker" is not one of embedder, cross-encoder, cost-stand-in`},
 		{`{"role": ""}`, `role "" is not one of embedder, cross-encoder, cost-stand-in`},
 		{`{"output": "pooler_output"}`, `output "pooler_output" is not one of last_hidden_state, logits`},
-		{`{"pooling": "max"}`, `pooling "max" is not one of logit, cls0`},
+		{`{"pooling": "max"}`, `pooling "max" is not one of cls, mean, logit, cls0`},
 	} {
 		var s Spec
 		if err := json.Unmarshal([]byte(tc.src), &s); err == nil || err.Error() != tc.want {

@@ -170,6 +170,10 @@ func (r *Registry) Close() {
 // tokenizer.json, without the manifest's install check (tests use it on models
 // they build).
 func OpenEmbedder(s Spec, dir string, rt Runtime) (*Embedder, error) {
+	pooling, err := s.poolingAmong(embedderPoolings)
+	if err != nil {
+		return nil, err
+	}
 	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), cmp.Or(s.Output, OutputHidden), maxOr(s.MaxTokens), rt)
 	if err != nil {
 		return nil, err
@@ -179,7 +183,7 @@ func OpenEmbedder(s Spec, dir string, rt Runtime) (*Embedder, error) {
 	if dim == 0 {
 		dim = 384
 	}
-	return &Embedder{b: b, dim: dim, queryPrefix: s.QueryPrefix}, nil
+	return &Embedder{b: b, dim: dim, pooling: pooling, queryPrefix: s.QueryPrefix}, nil
 }
 
 // OpenCrossEncoder loads a cross-encoder from a folder holding model.onnx and

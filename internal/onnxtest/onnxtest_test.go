@@ -259,6 +259,47 @@ func TestEmbedder(t *testing.T) {
 	}
 }
 
+// The unmasked embedder's positions the mask holds are EmbedderHidden's; its
+// padded positions hold SelfWeight*e[p] + m, not zero.
+func TestUnmaskedEmbedder(t *testing.T) {
+	requireORT(t)
+	const dim = 16
+	path := filepath.Join(t.TempDir(), "unmasked.onnx")
+	if err := WriteUnmaskedEmbedder(path, 0, dim); err != nil {
+		t.Fatal(err)
+	}
+	checkIO(t, path, LastHidden, ort.NewShape(-1, -1, dim))
+	rows := [][]int64{
+		{101, 1996, 4937, 2938, 2006, 1996, 13523, 102}, // [CLS] the cat sat on the mat [SEP]
+		{101, 4518, 3006, 102},                          // [CLS] stock market [SEP]
+	}
+	types := [][]int64{make([]int64, len(rows[0])), {0, 0, 1, 1}}
+	b := pad(rows, types)
+	seq := len(b.ids[0])
+	_, got := run(t, path, LastHidden, b)
+	for i := range b.ids {
+		want := EmbedderHidden(b.ids[i], b.mask[i], b.types[i], dim)
+		for p := range seq {
+			for j := range dim {
+				g := got[(i*seq+p)*dim+j]
+				if b.mask[i][p] == 1 {
+					if !near(g, want[p][j]) {
+						t.Fatalf("hidden[%d][%d][%d] = %v, want %v", i, p, j, g, want[p][j])
+					}
+					continue
+				}
+				// m[j] is position 0's output less its own share.
+				e0 := float64(EmbeddingWeight(b.ids[i][0], j)) + TokenTypeWeight*float64(b.types[i][0])
+				m := float64(want[0][j]) - SelfWeight*e0
+				pad := SelfWeight*float64(EmbeddingWeight(b.ids[i][p], j)) + m
+				if g == 0 || math.Abs(float64(g)-pad) > 1e-5 {
+					t.Fatalf("padded hidden[%d][%d][%d] = %v, want %v", i, p, j, g, pad)
+				}
+			}
+		}
+	}
+}
+
 func cosine(a, b []float32) float64 {
 	var dot, na, nb float64
 	for i := range a {
