@@ -3,7 +3,6 @@ package stages_test
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,9 +73,9 @@ func TestEnvPassageCache(t *testing.T) {
 	ctx := context.Background()
 	base := stagetest.Env(t, map[string]string{"a.md": "# A\n\nwrites stalled during compaction\n", "b.md": "# B\n\ncompaction of the log\n"})
 	db := stagetest.DB(t, base)
-	counted := &passageCounter{}
+	counted := &countingModels{}
 	rerank := func(env *stages.Env) int64 {
-		before := counted.texts.Load()
+		before := counted.passages.Load()
 		st := stages.NewState(stages.Query{Text: "compaction"})
 		for _, s := range []stages.Stage{&stages.Keyword{}, &stages.Rerank{Scorer: "bi-encoder"}} {
 			if err := validated(t, s).Run(ctx, env, st); err != nil {
@@ -86,7 +85,7 @@ func TestEnvPassageCache(t *testing.T) {
 		if len(st.Ranking) != 2 {
 			t.Fatalf("ranking %v, want both notes", st.Ranking)
 		}
-		return counted.texts.Load() - before
+		return counted.passages.Load() - before
 	}
 	cached := stages.NewEnv(db, counted)
 	for i, tc := range []struct {
@@ -103,27 +102,6 @@ func TestEnvPassageCache(t *testing.T) {
 			t.Errorf("run %d: embedded %d passages, want %d", i, got, tc.want)
 		}
 	}
-}
-
-// passageCounter is stagetest.Models counting the texts embedded as
-// passages.
-type passageCounter struct {
-	stagetest.Models
-	texts atomic.Int64
-}
-
-func (m *passageCounter) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
-	return passageCounting{stagetest.Embedder(), &m.texts}, nil
-}
-
-type passageCounting struct {
-	stages.Embedder
-	texts *atomic.Int64
-}
-
-func (e passageCounting) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
-	e.texts.Add(int64(len(texts)))
-	return e.Embedder.EmbedPassages(ctx, texts)
 }
 
 func validated(t *testing.T, s stages.Stage) stages.Stage {

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/vault-rag/vault-rag/internal/stagetest"
@@ -165,7 +164,7 @@ func TestVetSetsAsideAnOffTopicClient(t *testing.T) {
 			t.Errorf("ClientTrusted again: %v, %v; want the cached false", ok, err)
 		}
 	}
-	if n := counted.calls.Load(); n != 0 {
+	if n := counted.queries.Load(); n != 0 {
 		t.Errorf("asking again embedded %d texts, want 0", n)
 	}
 	// Without client texts there is nothing to vet.
@@ -173,24 +172,4 @@ func TestVetSetsAsideAnOffTopicClient(t *testing.T) {
 	if info := st.Steps[0].Info; info != "" {
 		t.Errorf("no client texts: info %q, want none", info)
 	}
-}
-
-// countingModels is stagetest.Models counting the texts embedded as queries.
-type countingModels struct {
-	stagetest.Models
-	calls atomic.Int64
-}
-
-func (m *countingModels) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
-	return countingEmbedder{stagetest.Embedder(), &m.calls}, nil
-}
-
-type countingEmbedder struct {
-	stages.Embedder
-	calls *atomic.Int64
-}
-
-func (e countingEmbedder) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
-	e.calls.Add(1)
-	return e.Embedder.EmbedQuery(ctx, q)
 }
