@@ -65,8 +65,7 @@ func (r *runner) rerankCost(ctx context.Context, dbPath string, queries []string
 	}
 	defer db.Close()
 	sm := &statsModels{Models: pipeline.ModelsOf(r.reg), reg: r.reg}
-	env := stages.NewEnv(db, sm)
-	env.Passages = nil // every query embeds its passages: that is the cost timed
+	env := stages.NewEnv(db, sm).WithoutPassageCache() // every query embeds its passages: that is the cost timed
 	type run struct {
 		name, scorer, model string
 		cfg                 *pipeline.Config

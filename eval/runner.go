@@ -240,6 +240,10 @@ func EnsureIndex(ctx context.Context, emb index.Embedder, vaultPath, dbPath stri
 // doubles) is asked up front which models are missing.
 func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.Config, variant string, now time.Time, reg *models.Registry) (*ConfigRun, error) {
 	cr := &ConfigRun{Name: VariantName(cfg.Name, variant), Config: cfg.Name, Variant: variant, Description: cfg.Description, File: cfg.File}
+	db, err := env.Index()
+	if err != nil {
+		return nil, err
+	}
 	// A variant the dataset has no expansions for would run as the plain
 	// configuration under another row's name.
 	if !slices.Contains(ds.variants(), variant) {
@@ -251,8 +255,8 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 	}
 	tol := pipeline.ScoreTolerance
 	if reg != nil {
-		tol = pipeline.Tolerance(cfg, reg.Manifest(), env.DB.Embedder())
-		missing, err := pipeline.MissingModels(cfg, reg, env.DB.Embedder())
+		tol = pipeline.Tolerance(cfg, reg.Manifest(), db.Embedder())
+		missing, err := pipeline.MissingModels(cfg, reg, db.Embedder())
 		if err != nil {
 			return nil, err
 		}
@@ -305,8 +309,8 @@ func runConfig(ctx context.Context, env *stages.Env, ds *Dataset, cfg *pipeline.
 				qr.RelevantFound[p] = i + 1
 			}
 		}
-		qr.Stages, qr.Miss = diagnose(ctx, env.DB, st, q)
-		tied, err := pipeline.TiedPaths(ctx, env.DB, pipeline.NearTies(st.Steps, tol))
+		qr.Stages, qr.Miss = diagnose(ctx, db, st, q)
+		tied, err := pipeline.TiedPaths(ctx, db, pipeline.NearTies(st.Steps, tol))
 		if err != nil {
 			return nil, fmt.Errorf("%s, query %s: %w", ds.Name, q.ID, err)
 		}

@@ -19,14 +19,14 @@ type bert struct {
 	cls, sep  int64
 	maxLen    int // the model's window, special tokens included
 	rows      int // at most this many sequences per run
-	output    string
+	output    Output
 }
 
 // maxBatchTokens bounds one ONNX run (sequences × padded length), which bounds
 // the memory of the attention matrices.
 const maxBatchTokens = 16384
 
-func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, rt Runtime) (*bert, error) {
+func newBERT(name, modelPath, tokenizerPath string, output Output, maxLen int, rt Runtime) (*bert, error) {
 	for _, p := range []string{modelPath, tokenizerPath} {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("%w: %s (missing %s; run `vault-rag models fetch`)", ErrNotInstalled, name, p)
@@ -56,7 +56,7 @@ func newBERT(name, modelPath, tokenizerPath, output string, maxLen int, rt Runti
 		return nil, err
 	}
 	sess, err := ort.NewDynamicAdvancedSession(modelPath,
-		[]string{"input_ids", "attention_mask", "token_type_ids"}, []string{output}, opts)
+		[]string{"input_ids", "attention_mask", "token_type_ids"}, []string{string(output)}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("load %s from %s: %w", name, modelPath, err)
 	}
@@ -104,10 +104,14 @@ type BatchStats struct {
 	Longest int // the longest row
 }
 
+// emitFunc receives sequence i's output and its shape: [positions, width]
+// hidden states (positions past the sequence's own are padding) or [width]
+// logits, depending on the output's rank.
+type emitFunc func(i int, out []float32, shape []int64)
+
 // run feeds sequences to the model in length-sorted batches and calls emit with
-// each row's output: the [seq, width] hidden states or the [width] logits,
-// depending on the output's rank. Rows of one batch are padded to its longest.
-func (b *bert) run(ctx context.Context, seqs []sequence, emit func(i int, out []float32)) error {
+// each row's output. Rows of one batch are padded to its longest.
+func (b *bert) run(ctx context.Context, seqs []sequence, emit emitFunc) error {
 	_, err := b.runStats(ctx, seqs, 0, emit)
 	return err
 }
@@ -116,7 +120,7 @@ func (b *bert) run(ctx context.Context, seqs []sequence, emit func(i int, out []
 // before a row that would make more than that fraction of it padding, so
 // short pairs are not padded to a long one's length (sorting alone leaves
 // that to chance at the batch boundaries).
-func (b *bert) runStats(ctx context.Context, seqs []sequence, maxPad float64, emit func(i int, out []float32)) (BatchStats, error) {
+func (b *bert) runStats(ctx context.Context, seqs []sequence, maxPad float64, emit emitFunc) (BatchStats, error) {
 	order := make([]int, len(seqs))
 	for i := range order {
 		order[i] = i
@@ -149,7 +153,7 @@ func (b *bert) runStats(ctx context.Context, seqs []sequence, maxPad float64, em
 	return st, nil
 }
 
-func (b *bert) runBatch(seqs []sequence, rows []int, emit func(int, []float32)) error {
+func (b *bert) runBatch(seqs []sequence, rows []int, emit emitFunc) error {
 	width := 0
 	for _, r := range rows {
 		width = max(width, len(seqs[r].ids))
@@ -189,8 +193,9 @@ func (b *bert) runBatch(seqs []sequence, rows []int, emit func(int, []float32)) 
 	}
 	data := out.GetData()
 	per := len(data) / len(rows)
+	rowShape := out.GetShape()[1:]
 	for k, r := range rows {
-		emit(r, data[k*per:(k+1)*per])
+		emit(r, data[k*per:(k+1)*per], rowShape)
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 // concurrent use.
 type CrossEncoder struct {
 	b          *bert
-	pooling    string
+	pooling    Pooling
 	standInFor string
 }
 
@@ -34,18 +34,6 @@ const maxQueryTokens = 64
 // 20-token pair and a 500-token pair costs two 500-token pairs.
 const maxPadding = 0.2
 
-// Poolings the manifest may name for a cross-encoder's output.
-const (
-	// PoolLogit: the output is [batch, 1], the classifier's logit (the
-	// default, what ms-marco-MiniLM-L-6-v2 exports).
-	PoolLogit = "logit"
-	// PoolCLS0: the output is the hidden states [batch, seq, width]; the
-	// "logit" is the first component of the [CLS] row. Only a cost stand-in
-	// (an encoder without a classifier head) uses it: the number means
-	// nothing as relevance, but the encoder's work is the same.
-	PoolCLS0 = "cls0"
-)
-
 // Score returns one logit per passage for the query, in one batched pass.
 // Each pair is [CLS] query [SEP] passage [SEP] with segment ids 0 then 1; the
 // passage is truncated to what the window leaves.
@@ -59,7 +47,7 @@ func (c *CrossEncoder) ScoreStats(ctx context.Context, query string, passages []
 	seqs := c.pairs(query, passages)
 	out := make([]float32, len(passages))
 	var bad error
-	st, err := c.b.runStats(ctx, seqs, maxPadding, func(i int, row []float32) {
+	st, err := c.b.runStats(ctx, seqs, maxPadding, func(i int, row []float32, _ []int64) {
 		switch {
 		case c.pooling == PoolCLS0 && len(row) > 0:
 			out[i] = row[0] // [CLS] is position 0, its first component is row[0]

@@ -293,3 +293,70 @@ func TestEmbedderOnTinyModel(t *testing.T) {
 		t.Errorf("CountTokens(700 words) = %d, want 700", n)
 	}
 }
+
+// An embedder pools as its spec says, on the tiny embedder whose padded
+// positions hold values, as a real encoder's do: cls (the default) takes
+// position 0, mean the mean of the positions the attention mask holds, the
+// batch's padding left out. Texts of several lengths share a batch, so the
+// shorter ones are padded.
+func TestEmbedderPoolingOnTinyModel(t *testing.T) {
+	const dim = 32
+	dir, tok := tinyDir(t, func(p string) error { return onnxtest.WriteUnmaskedEmbedder(p, 0, dim) })
+	cls, sep := specials(t, tok)
+	hidden := func(text string) [][]float32 {
+		ids := slices.Concat([]int64{cls}, encode(tok, text), []int64{sep})
+		return onnxtest.EmbedderHidden(ids, ones(len(ids)), make([]int64, len(ids)), dim)
+	}
+	first := func(h [][]float32) []float32 { return h[0] }
+	mean := func(h [][]float32) []float32 {
+		out := make([]float32, dim)
+		for j := range dim {
+			var s float64
+			for _, row := range h {
+				s += float64(row[j])
+			}
+			out[j] = float32(s / float64(len(h)))
+		}
+		return out
+	}
+	texts := []string{"", "one", "The cat sat on the mat.", wordsText("w", 100)}
+	ctx := context.Background()
+	vectors := map[Pooling][][]float32{}
+	for _, tc := range []struct {
+		pooling Pooling
+		want    func([][]float32) []float32
+	}{
+		{"", first},
+		{PoolCLS, first},
+		{PoolMean, mean},
+	} {
+		e, err := OpenEmbedder(Spec{Name: "tiny-embedder", Dim: dim, MaxTokens: 512, Output: OutputHidden, Pooling: tc.pooling}, dir, testEnv().Runtime)
+		if err != nil {
+			t.Fatalf("OpenEmbedder, pooling %q: %v", tc.pooling, err)
+		}
+		t.Cleanup(e.b.close)
+		batch, err := e.EmbedPassages(ctx, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range texts {
+			if d := maxDiff(batch[i], normalize(tc.want(hidden(s)))); d > 1e-5 {
+				t.Errorf("pooling %q, text %d: differs from the expected vector by %g", tc.pooling, i, d)
+			}
+		}
+		vectors[tc.pooling] = batch
+	}
+	for i := range texts {
+		if d := maxDiff(vectors[PoolCLS][i], vectors[PoolMean][i]); d < 1e-3 {
+			t.Errorf("text %d: cls and mean pooling agree to %g", i, d)
+		}
+	}
+	// A pooling of the other kind of model is refused before the model is
+	// read.
+	if _, err := OpenEmbedder(Spec{Name: "tiny-embedder", Pooling: PoolLogit}, dir, testEnv().Runtime); err == nil || err.Error() != `load tiny-embedder: pooling "logit" is not one of cls, mean` {
+		t.Errorf("an embedder pooling logit: %v", err)
+	}
+	if _, err := OpenCrossEncoder(Spec{Name: "tiny-cross-encoder", Pooling: PoolMean}, dir, testEnv().Runtime); err == nil || err.Error() != `load tiny-cross-encoder: pooling "mean" is not one of logit, cls0` {
+		t.Errorf("a cross-encoder pooling mean: %v", err)
+	}
+}

@@ -5,11 +5,13 @@ import (
 	"math"
 )
 
-// Embedder turns text into L2-normalised sentence vectors with a BERT model and
-// CLS pooling (the recipe of the BGE family). It is safe for concurrent use.
+// Embedder turns text into L2-normalised sentence vectors with a BERT model,
+// pooled as its manifest entry says (PoolCLS, the BGE family's recipe, or
+// PoolMean). It is safe for concurrent use.
 type Embedder struct {
 	b           *bert
 	dim         int
+	pooling     Pooling
 	queryPrefix string
 }
 
@@ -92,5 +94,5 @@ func (e *Embedder) Prepare(texts []string) *Prepared {
 // RunPrepared runs the ONNX session over prepared texts, in the same batches
 // EmbedPassages uses, and discards the output: the raw model cost.
 func (e *Embedder) RunPrepared(ctx context.Context, p *Prepared) error {
-	return e.b.run(ctx, p.seqs, func(int, []float32) {})
+	return e.b.run(ctx, p.seqs, func(int, []float32, []int64) {})
 }

@@ -21,7 +21,7 @@ import (
 // Status is what `vault-rag models` prints for one model.
 type Status struct {
 	Name      string            `json:"name"`
-	Role      string            `json:"role"`
+	Role      Role              `json:"role"`
 	Installed bool              `json:"installed"`
 	Dir       string            `json:"dir"`
 	SHA256    map[string]string `json:"sha256,omitempty"`

@@ -4,7 +4,10 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/vault-rag/vault-rag/internal/choice"
 )
 
 //go:embed manifest.json
@@ -14,7 +17,7 @@ var manifestJSON []byte
 // the sources to fetch them from, in order of preference.
 type Spec struct {
 	Name        string `json:"name"`
-	Role        string `json:"role"` // RoleEmbedder, RoleCrossEncoder or RoleCostStandIn
+	Role        Role   `json:"role"`
 	Description string `json:"description"`
 	Dim         int    `json:"dim,omitempty"`
 	MaxTokens   int    `json:"max_tokens"`
@@ -28,13 +31,11 @@ type Spec struct {
 	// whose output for a text depends on its batch-mates (dynamic int8
 	// quantization) sets 1.
 	BatchRows   int    `json:"batch_rows,omitempty"`
-	Output      string `json:"output"`
+	Output      Output `json:"output"`
 	QueryPrefix string `json:"query_prefix,omitempty"`
-	// Pooling is how a cross-encoder's output becomes one number per pair:
-	// "logit" (the default: the output is the classifier's logit) or "cls0"
-	// (the output is hidden states; the first component of [CLS] is taken),
-	// which only a cost stand-in uses.
-	Pooling string `json:"pooling,omitempty"`
+	// Pooling is how the output becomes the model's result (default PoolCLS
+	// for an embedder, PoolLogit for a cross-encoder).
+	Pooling Pooling `json:"pooling,omitempty"`
 	// StandInFor names the model this one stands in for as a measure of cost
 	// only: same encoder shape, no relevance head, scores that mean nothing.
 	// Its role is RoleCostStandIn.
@@ -58,9 +59,13 @@ type Spec struct {
 	Sources   []Source `json:"sources"`
 }
 
-// Model roles, as manifest.json names them: what a model is for. Stages
-// name the roles they need (stages.ModelNeed), and /health lists each
-// model's.
+// Role is what a model is for, as manifest.json names it. Stages name the
+// roles they need (stages.ModelNeed), and /health lists each model's.
+type Role string
+
+// The roles. The constants are untyped, so a role held as a plain string (a
+// client's decoded /health, the server's table of tools) compares with them
+// as a Role does.
 const (
 	// RoleEmbedder embeds queries and passages into one vector space.
 	RoleEmbedder = "embedder"
@@ -73,6 +78,90 @@ const (
 	// never chosen for ranking. It is never listed as a cross-encoder.
 	RoleCostStandIn = "cost-stand-in"
 )
+
+var roles = []Role{RoleEmbedder, RoleCrossEncoder, RoleCostStandIn}
+
+// UnmarshalText refuses a role that is none of the three, naming them.
+func (r *Role) UnmarshalText(b []byte) error { return decodeChoice(b, "role", r, roles) }
+
+// Output is the graph output a model's run reads, by its name in the ONNX
+// export, which says its shape.
+type Output string
+
+// The outputs a model's run can read.
+const (
+	// OutputHidden is the encoder's last hidden states, [batch, positions,
+	// width]: an embedder's (the default) and a cost stand-in's.
+	OutputHidden Output = "last_hidden_state"
+	// OutputLogits is a sequence classifier's logits, [batch, 1]: a
+	// cross-encoder's (the default).
+	OutputLogits Output = "logits"
+)
+
+var outputs = []Output{OutputHidden, OutputLogits}
+
+// UnmarshalText refuses an output that is neither, naming both.
+func (o *Output) UnmarshalText(b []byte) error { return decodeChoice(b, "output", o, outputs) }
+
+// Pooling is how a model's output becomes its result: for an embedder, how
+// its hidden states become one vector; for a cross-encoder, how its output
+// becomes one number per pair.
+type Pooling string
+
+// The poolings.
+const (
+	// PoolCLS takes an embedder's [CLS] position (the BGE family's recipe;
+	// an embedder's default).
+	PoolCLS Pooling = "cls"
+	// PoolMean averages an embedder's positions over the attention mask:
+	// the sequence's own tokens, special tokens included, padding left out
+	// (sentence-transformers' mean pooling).
+	PoolMean Pooling = "mean"
+	// PoolLogit: the output is [batch, 1], the classifier's logit (a
+	// cross-encoder's default, what ms-marco-MiniLM-L-6-v2 exports).
+	PoolLogit Pooling = "logit"
+	// PoolCLS0: the output is the hidden states [batch, positions, width];
+	// the "logit" is the first component of the [CLS] row. Only a cost
+	// stand-in (an encoder without a classifier head) uses it: the number
+	// means nothing as relevance, but the encoder's work is the same.
+	PoolCLS0 Pooling = "cls0"
+)
+
+// The poolings of an embedder and of a cross-encoder (or its cost
+// stand-in), each list's default first.
+var (
+	embedderPoolings = []Pooling{PoolCLS, PoolMean}
+	pairPoolings     = []Pooling{PoolLogit, PoolCLS0}
+)
+
+// UnmarshalText refuses a pooling that is none of the four, naming them;
+// whether the model's role can pool so is checked when it is opened.
+func (p *Pooling) UnmarshalText(b []byte) error {
+	return decodeChoice(b, "pooling", p, slices.Concat(embedderPoolings, pairPoolings))
+}
+
+// poolingAmong is the spec's pooling when it is one of allowed, the first
+// of them when it names none; an error naming them otherwise.
+func (s Spec) poolingAmong(allowed []Pooling) (Pooling, error) {
+	if s.Pooling == "" {
+		return allowed[0], nil
+	}
+	if err := choice.Check("pooling", s.Pooling, allowed); err != nil {
+		return "", fmt.Errorf("load %s: %w", s.Name, err)
+	}
+	return s.Pooling, nil
+}
+
+// decodeChoice sets *dst to text when it is one of allowed, and refuses it
+// otherwise, naming them.
+func decodeChoice[T ~string](text []byte, setting string, dst *T, allowed []T) error {
+	v := T(text)
+	if err := choice.Check(setting, v, allowed); err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
 
 // File is one file of a model.
 type File struct {

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -38,6 +39,13 @@ func TestManifest(t *testing.T) {
 			}
 			if s.MaxTokens <= 0 || s.Output == "" || s.Description == "" {
 				t.Errorf("max_tokens %d, output %q, description %q: want all set", s.MaxTokens, s.Output, s.Description)
+			}
+			poolings := pairPoolings
+			if s.Role == RoleEmbedder {
+				poolings = embedderPoolings
+			}
+			if _, err := s.poolingAmong(poolings); err != nil {
+				t.Errorf("a %s: %v", s.Role, err)
 			}
 			if len(s.Files) == 0 {
 				t.Fatal("no files")
@@ -93,7 +101,7 @@ func TestManifestLookup(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		role string // "" means Lookup fails
+		role Role // "" means Lookup fails
 		dim  int
 	}{
 		{DefaultEmbedder, "embedder", 384},
@@ -176,5 +184,45 @@ func TestEmbedderForScript(t *testing.T) {
 	}
 	if w := en.ScriptWarning("", 0); w != "" {
 		t.Errorf("warning for an empty vault: %q", w)
+	}
+}
+
+// A manifest entry's role, output and pooling are refused unless they are
+// words vault-rag reads, naming those; JSON reads and writes them as the
+// same strings.
+func TestSpecWords(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{`{"role": "reranker"}`, `role "reranker" is not one of embedder, cross-encoder, cost-stand-in`},
+		{`{"role": ""}`, `role "" is not one of embedder, cross-encoder, cost-stand-in`},
+		{`{"output": "pooler_output"}`, `output "pooler_output" is not one of last_hidden_state, logits`},
+		{`{"pooling": "max"}`, `pooling "max" is not one of cls, mean, logit, cls0`},
+	} {
+		var s Spec
+		if err := json.Unmarshal([]byte(tc.src), &s); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %q", tc.src, err, tc.want)
+		}
+	}
+	var raw struct{ Models []map[string]any }
+	if err := json.Unmarshal(manifestJSON, &raw); err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range m.Models {
+		out, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back map[string]any
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{"role", "output", "pooling"} {
+			if back[key] != raw.Models[i][key] {
+				t.Errorf("%s: %s written as %v, read as %v", s.Name, key, back[key], raw.Models[i][key])
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -169,7 +170,11 @@ func (r *Registry) Close() {
 // tokenizer.json, without the manifest's install check (tests use it on models
 // they build).
 func OpenEmbedder(s Spec, dir string, rt Runtime) (*Embedder, error) {
-	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), outputOr(s.Output, "last_hidden_state"), maxOr(s.MaxTokens), rt)
+	pooling, err := s.poolingAmong(embedderPoolings)
+	if err != nil {
+		return nil, err
+	}
+	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), cmp.Or(s.Output, OutputHidden), maxOr(s.MaxTokens), rt)
 	if err != nil {
 		return nil, err
 	}
@@ -178,32 +183,21 @@ func OpenEmbedder(s Spec, dir string, rt Runtime) (*Embedder, error) {
 	if dim == 0 {
 		dim = 384
 	}
-	return &Embedder{b: b, dim: dim, queryPrefix: s.QueryPrefix}, nil
+	return &Embedder{b: b, dim: dim, pooling: pooling, queryPrefix: s.QueryPrefix}, nil
 }
 
 // OpenCrossEncoder loads a cross-encoder from a folder holding model.onnx and
 // tokenizer.json.
 func OpenCrossEncoder(s Spec, dir string, rt Runtime) (*CrossEncoder, error) {
-	pooling := s.Pooling
-	switch pooling {
-	case "", PoolLogit:
-		pooling = PoolLogit
-	case PoolCLS0:
-	default:
-		return nil, fmt.Errorf("load %s: pooling %q is not one of %s, %s", s.Name, s.Pooling, PoolLogit, PoolCLS0)
+	pooling, err := s.poolingAmong(pairPoolings)
+	if err != nil {
+		return nil, err
 	}
-	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), outputOr(s.Output, "logits"), maxOr(s.MaxTokens), rt)
+	b, err := newBERT(s.Name, filepath.Join(dir, "model.onnx"), filepath.Join(dir, "tokenizer.json"), cmp.Or(s.Output, OutputLogits), maxOr(s.MaxTokens), rt)
 	if err != nil {
 		return nil, err
 	}
 	return &CrossEncoder{b: b, pooling: pooling, standInFor: s.StandInFor}, nil
-}
-
-func outputOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func maxOr(n int) int {

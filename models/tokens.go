@@ -47,12 +47,13 @@ func (e *Embedder) EmbedTokens(ctx context.Context, ids [][]int32) ([][]float32,
 func (e *Embedder) runSeqs(ctx context.Context, seqs []sequence) ([][]float32, error) {
 	out := make([][]float32, len(seqs))
 	var bad error
-	err := e.b.run(ctx, seqs, func(i int, hidden []float32) {
-		if len(hidden) < e.dim {
-			bad = fmt.Errorf("%s: output row of %d values, want at least %d", e.b.name, len(hidden), e.dim)
+	err := e.b.run(ctx, seqs, func(i int, hidden []float32, shape []int64) {
+		v, err := e.pool(hidden, shape, len(seqs[i].ids))
+		if err != nil {
+			bad = err
 			return
 		}
-		out[i] = normalize(hidden[:e.dim]) // CLS pooling: position 0
+		out[i] = normalize(v)
 	})
 	if err == nil {
 		err = bad
@@ -61,6 +62,33 @@ func (e *Embedder) runSeqs(ctx context.Context, seqs []sequence) ([][]float32, e
 		return nil, err
 	}
 	return out, nil
+}
+
+// pool makes one sequence's output, of the given shape, a vector of e.dim:
+// position 0's ([CLS]), or with PoolMean the mean over the sequence's own
+// tokens, the first positions, those its attention mask holds (runBatch).
+func (e *Embedder) pool(hidden []float32, shape []int64, tokens int) ([]float32, error) {
+	if e.pooling != PoolMean {
+		if len(hidden) < e.dim {
+			return nil, fmt.Errorf("%s: output row of %d values, want at least %d", e.b.name, len(hidden), e.dim)
+		}
+		return hidden[:e.dim], nil // position 0
+	}
+	if len(shape) != 2 || shape[0] < int64(tokens) || shape[1] < int64(e.dim) || tokens < 1 {
+		return nil, fmt.Errorf("%s: output row of shape %v for %d tokens: mean pooling wants [positions ≥ %d, width ≥ %d]", e.b.name, shape, tokens, tokens, e.dim)
+	}
+	width := int(shape[1])
+	sum := make([]float64, e.dim)
+	for p := range tokens {
+		for j, x := range hidden[p*width : p*width+e.dim] {
+			sum[j] += float64(x)
+		}
+	}
+	v := make([]float32, e.dim)
+	for j, s := range sum {
+		v[j] = float32(s / float64(tokens))
+	}
+	return v, nil
 }
 
 // Tokens loads the model's tokenizer and tokenizes; nil if the model cannot

@@ -144,6 +144,10 @@ func decodeStrict(src Source, v *yaml.Node, dst stages.Stage) error {
 		k, val := v.Content[i], v.Content[i+1]
 		one := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: k.Line, Column: k.Column, Content: []*yaml.Node{k, val}}
 		if err := one.Decode(dst); err != nil {
+			var se *stages.SettingError
+			if errors.As(err, &se) { // a setting's decoder refused the value, as Validate would
+				return src.Errorf(k.Line, se.Key, "%w", err)
+			}
 			msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
 			line := k.Line
 			var n int

@@ -262,6 +262,36 @@ func TestParseMinMatch(t *testing.T) {
 	}
 }
 
+// TestParseChoiceSettings: a setting that takes one of a few words is
+// refused while decoding, at its line and in the words Validate uses for a
+// value set in Go; a list or a mapping gets a string setting's message.
+func TestParseChoiceSettings(t *testing.T) {
+	for _, tc := range []struct {
+		settings, want, key string
+	}{
+		{"candidates: 10\n      passage: page", `bad.yaml:5: stage rerank: passage "page" is not one of snippet, chunk, note, window`, "passage"},
+		{"scorer: llm", `bad.yaml:4: stage rerank: scorer "llm" is not one of cross-encoder, bi-encoder`, "scorer"},
+		{"passage: Chunk", `bad.yaml:4: stage rerank: passage "Chunk" is not one of snippet, chunk, note, window`, "passage"},
+		{"scorer: [bi-encoder]", "bad.yaml:4: stage rerank: scorer: cannot unmarshal !!seq into string", ""},
+	} {
+		_, err := pipeline.Parse("bad.yaml", []byte("stages:\n  - keyword: {}\n  - rerank:\n      "+tc.settings+"\n"))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %q", tc.settings, err, tc.want)
+		}
+		var se *stages.SettingError
+		if got := errors.As(err, &se); got != (tc.key != "") || got && se.Key != tc.key {
+			t.Errorf("%s: error %#v, want a *stages.SettingError for %q", tc.settings, err, tc.key)
+		}
+	}
+	cfg, err := pipeline.Parse("ok.yaml", []byte("stages:\n  - keyword: {}\n  - rerank: {passage: '', scorer: ~}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cfg.Stages[1].(*stages.Rerank); r.Passage != stages.PassageSnippet || r.Scorer != stages.ScorerCrossEncoder {
+		t.Errorf("empty passage and scorer: %+v, want the defaults", r)
+	}
+}
+
 func TestParseSyntaxErrorNamesFile(t *testing.T) {
 	_, err := pipeline.Parse("bad.yaml", []byte("name: x\nstages: [\n"))
 	if err == nil || !strings.HasPrefix(err.Error(), "bad.yaml:") {

@@ -61,10 +61,10 @@ func Needs(cfg *Config, indexEmbedder string) []string {
 // MissingModel is a model a stage of a configuration needs and this machine
 // has not installed.
 type MissingModel struct {
-	Stage   string // the stage's name ("rerank")
-	Model   string // the model's name
-	Role    string // the model's role in the manifest
-	Problem string // why it is not installed ("not fetched")
+	Stage   string      // the stage's name ("rerank")
+	Model   string      // the model's name
+	Role    models.Role // the model's role in the manifest
+	Problem string      // why it is not installed ("not fetched")
 }
 
 // String is "stage S needs M (role): problem".

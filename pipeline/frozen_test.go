@@ -193,7 +193,7 @@ func runFrozen(t *testing.T, env *stages.Env) (map[string]map[string]frozenQuery
 			for _, n := range res.Notes {
 				fq.Ranked = append(fq.Ranked, fmt.Sprintf("%.6f %s", n.Score, n.Path))
 			}
-			if fq.NearTies, err = pipeline.TiedPaths(ctx, env.DB, pipeline.NearTies(st.Steps, tolerance(cfg, env))); err != nil {
+			if fq.NearTies, err = pipeline.TiedPaths(ctx, stagetest.DB(t, env), pipeline.NearTies(st.Steps, tolerance(t, cfg, env))); err != nil {
 				t.Fatal(err)
 			}
 			byQuery[queryKey(q.text, q.scope)] = fq
@@ -206,8 +206,9 @@ func runFrozen(t *testing.T, env *stages.Env) (map[string]map[string]frozenQuery
 }
 
 // tolerance is the configuration's score tolerance with this index.
-func tolerance(cfg *pipeline.Config, env *stages.Env) float64 {
-	return pipeline.Tolerance(cfg, realReg.Manifest(), env.DB.Embedder())
+func tolerance(t *testing.T, cfg *pipeline.Config, env *stages.Env) float64 {
+	t.Helper()
+	return pipeline.Tolerance(cfg, realReg.Manifest(), stagetest.DB(t, env).Embedder())
 }
 
 func currentFingerprint(t *testing.T, db *index.DB) fingerprint {
@@ -254,13 +255,13 @@ func parseScored(t *testing.T, lines []string) []gate.Scored {
 // at all, the file must also be byte-identical to what -update would write.
 func TestFrozenBaseline(t *testing.T) {
 	env := realEnv(t)
-	fp := currentFingerprint(t, env.DB)
+	fp := currentFingerprint(t, stagetest.DB(t, env))
 	results, missing := runFrozen(t, env)
 	got := frozen{
 		HowToUpdate: "run from the repository root: " + updateCommand,
 		Now:         frozenNow.Format(time.RFC3339),
 		K:           frozenK,
-		Tolerance:   tolerance(config(t, "vector"), env),
+		Tolerance:   tolerance(t, config(t, "vector"), env),
 		Fingerprint: fp,
 		Results:     results,
 	}
@@ -323,7 +324,7 @@ func TestFrozenBaseline(t *testing.T) {
 		for _, q := range sortedNames(w, g) {
 			wq, gq := w[q], g[q]
 			tied := gate.NearTiedInBoth(wq.NearTies, gq.NearTies)
-			c := gate.CompareRanked(parseScored(t, wq.Ranked), parseScored(t, gq.Ranked), tied, tolerance(config(t, name), env))
+			c := gate.CompareRanked(parseScored(t, wq.Ranked), parseScored(t, gq.Ranked), tied, tolerance(t, config(t, name), env))
 			maxDrift = max(maxDrift, c.Drift)
 			compared += len(wq.Ranked)
 			flipped += len(c.Flips)
@@ -375,7 +376,7 @@ func TestRealModelScope(t *testing.T) {
 	env := realEnv(t)
 	ctx := context.Background()
 	scope := index.Filter{PathPrefix: "personal/"}
-	rows, total, err := env.DB.List(ctx, scope, 0, 100)
+	rows, total, err := stagetest.DB(t, env).List(ctx, scope, 0, 100)
 	if err != nil || total == 0 {
 		t.Fatalf("no personal notes in the demo vault: %v", err)
 	}

@@ -170,7 +170,7 @@ func hostileQueries() []hostileQuery {
 // configurations over env, checks the outcome, and that the index is intact.
 func runHostile(t *testing.T, env *stages.Env) {
 	ctx := context.Background()
-	_, notesBefore, err := env.DB.List(ctx, index.Filter{}, 0, 0)
+	_, notesBefore, err := stagetest.DB(t, env).List(ctx, index.Filter{}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func runHostile(t *testing.T, env *stages.Env) {
 			})
 		}
 	}
-	_, notesAfter, err := env.DB.List(ctx, index.Filter{}, 0, 0)
+	_, notesAfter, err := stagetest.DB(t, env).List(ctx, index.Filter{}, 0, 0)
 	if err != nil || notesAfter != notesBefore {
 		t.Fatalf("index holds %d notes after the hostile queries, %d before (%v)", notesAfter, notesBefore, err)
 	}
@@ -229,7 +229,7 @@ func FuzzQuery(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { db.Close() })
-	env := &stages.Env{DB: db, Models: stagetest.Models{}, Passages: stages.NewVectorCache(1000)}
+	env := stages.NewEnv(db, stagetest.Models{})
 	var cfgs []*pipeline.Config
 	for _, name := range []string{"keyword", "vector", "hybrid"} {
 		cfg, err := pipeline.Find(repoRoot, name)

@@ -55,7 +55,7 @@ func TestMissing(t *testing.T) {
 				t.Fatalf("MissingModels = %q, %v", words, err)
 			}
 			for i, m := range got {
-				if want := "stage " + m.Stage + " needs " + m.Model + " (" + m.Role + "): " + m.Problem; words[i] != want {
+				if want := "stage " + m.Stage + " needs " + m.Model + " (" + string(m.Role) + "): " + m.Problem; words[i] != want {
 					t.Errorf("MissingModels[%d] = %q, want %q", i, words[i], want)
 				}
 			}

@@ -151,7 +151,11 @@ func Run(ctx context.Context, env *stages.Env, cfg *Config, req Request) (*Resul
 		st.Steps[len(st.Steps)-1].Duration = time.Since(t0)
 		i++
 	}
-	res, err := assemble(ctx, env.DB, cfg, req, st)
+	db, err := env.Index()
+	if err != nil {
+		return nil, st, err
+	}
+	res, err := assemble(ctx, db, cfg, req, st)
 	if err != nil {
 		return nil, st, err
 	}

@@ -119,13 +119,12 @@ func TestRunModelNotInstalled(t *testing.T) {
 			t.Fatalf("no model registry: %v", err)
 		}
 		defer reg.Close()
-		real := *env
-		real.Models = pipeline.ModelsOf(reg)
+		real := stages.NewEnv(stagetest.DB(t, env), pipeline.ModelsOf(reg))
 		if _, err := reg.CrossEncoder(ctx, ""); err == nil {
 			t.Skip("the cross-encoder is installed here")
 		}
 		cfg := inline(t, "stages:\n  - keyword: {}\n  - rerank: {model: ms-marco-MiniLM-L-6-v2}\n")
-		res, _, err := pipeline.Run(ctx, &real, cfg, pipeline.Request{Text: "compaction", Now: testNow})
+		res, _, err := pipeline.Run(ctx, real, cfg, pipeline.Request{Text: "compaction", Now: testNow})
 		if !errors.Is(err, models.ErrNotInstalled) || res != nil {
 			t.Errorf("result %v, err %v; want ErrNotInstalled and no result", res, err)
 		}

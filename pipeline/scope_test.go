@@ -69,7 +69,7 @@ func scopeEnv(t *testing.T) *stages.Env {
 			return
 		}
 		atExit(func() { db.Close() })
-		scopeEnvV = &stages.Env{DB: db, Models: stagetest.Models{}}
+		scopeEnvV = stages.NewEnv(db, stagetest.Models{})
 	})
 	if scopeErr != nil {
 		t.Fatalf("build the scope index: %v", scopeErr)
@@ -91,17 +91,17 @@ func scopeRun(t *testing.T, yaml string, f index.Filter) *pipeline.Result {
 func TestScopePrecondition(t *testing.T) {
 	env := scopeEnv(t)
 	ctx := context.Background()
-	n, err := env.DB.ChunkCount(ctx)
+	n, err := stagetest.DB(t, env).ChunkCount(ctx)
 	if err != nil || n != scopeChunks {
 		t.Fatalf("%d chunks (%v), want %d", n, err, scopeChunks)
 	}
 	qv, _ := stagetest.Embedder().EmbedQuery(ctx, scopeQuery)
-	knn, err := env.DB.Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.VectorExact, K: scopeChunks})
+	knn, err := stagetest.DB(t, env).Vector(ctx, index.VectorQuery{Vector: qv, Mode: index.VectorExact, K: scopeChunks})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hits := knn.Hits
-	rows, _, err := env.DB.List(ctx, index.Filter{PathPrefix: scopePrefix}, 0, 100)
+	rows, _, err := stagetest.DB(t, env).List(ctx, index.Filter{PathPrefix: scopePrefix}, 0, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

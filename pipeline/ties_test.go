@@ -38,7 +38,7 @@ func demoFakeEnv(t *testing.T) *stages.Env {
 			return
 		}
 		atExit(func() { db.Close() })
-		demoEnvV = &stages.Env{DB: db, Models: stagetest.Models{}}
+		demoEnvV = stages.NewEnv(db, stagetest.Models{})
 	})
 	if demoErr != nil {
 		t.Fatalf("index the demo vault: %v", demoErr)
@@ -54,7 +54,7 @@ func checkTieGroup(t *testing.T, env *stages.Env, cfg *pipeline.Config, query st
 	ctx := context.Background()
 	ids := map[string]int64{}
 	for _, p := range group {
-		n, err := env.DB.NoteByPath(ctx, p)
+		n, err := stagetest.DB(t, env).NoteByPath(ctx, p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -69,12 +69,12 @@ type LanguageHealth struct {
 
 // ModelHealth is one model of the manifest in this process.
 type ModelHealth struct {
-	Name       string `json:"name"`
-	Role       string `json:"role"` // models.RoleEmbedder, RoleCrossEncoder or RoleCostStandIn
-	StandInFor string `json:"stand_in_for,omitempty"`
-	Installed  bool   `json:"installed"`
-	Loaded     bool   `json:"loaded"`
-	Problem    string `json:"problem,omitempty"`
+	Name       string      `json:"name"`
+	Role       models.Role `json:"role"`
+	StandInFor string      `json:"stand_in_for,omitempty"`
+	Installed  bool        `json:"installed"`
+	Loaded     bool        `json:"loaded"`
+	Problem    string      `json:"problem,omitempty"`
 }
 
 // ConfigHealth is a configuration other than the served one that cannot run

@@ -380,9 +380,7 @@ func (s *Server) acquire(ctx context.Context) (h *handle, release func(), err er
 			}
 			continue
 		}
-		env := *cur.env
-		env.DB = view
-		return &handle{db: view, env: &env}, func() { end(); done() }, nil
+		return &handle{db: view, env: cur.env.WithDB(view)}, func() { end(); done() }, nil
 	}
 }
 

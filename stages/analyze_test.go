@@ -87,7 +87,7 @@ func runKeyword(t *testing.T, env *stages.Env, k *stages.Keyword, text string) [
 
 func TestKeywordStopwordsAgainstIndex(t *testing.T) {
 	env := stagetest.Env(t, kwVault)
-	ids := noteIDs(t, env.DB)
+	ids := noteIDs(t, stagetest.DB(t, env))
 	// Without analysis the stopword-stuffed note wins a conversational query.
 	plain := runKeyword(t, env, &stages.Keyword{}, "how do I renew a lease")
 	if len(plain) == 0 || plain[0].NoteID != ids["c.md"] {
@@ -107,7 +107,7 @@ func TestKeywordStopwordsAgainstIndex(t *testing.T) {
 
 func TestKeywordTitleWeightAndNoteScore(t *testing.T) {
 	env := stagetest.Env(t, kwVault)
-	ids := noteIDs(t, env.DB)
+	ids := noteIDs(t, stagetest.DB(t, env))
 	// Weighting the title column puts the note titled "Lease" first.
 	got := runKeyword(t, env, &stages.Keyword{TitleWeight: 20}, "lease")
 	if len(got) == 0 || got[0].NoteID != ids["a.md"] {
@@ -115,7 +115,7 @@ func TestKeywordTitleWeightAndNoteScore(t *testing.T) {
 	}
 	// Title weight 1 through the chunk-level query equals the default query.
 	base := runKeyword(t, env, &stages.Keyword{}, "lease writer")
-	hits, err := env.DB.Keyword(context.Background(), index.KeywordQuery{Terms: stages.Terms("lease writer"), Limit: 1000, PerChunk: true})
+	hits, err := stagetest.DB(t, env).Keyword(context.Background(), index.KeywordQuery{Terms: stages.Terms("lease writer"), Limit: 1000, PerChunk: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestKeywordTitleWeightAndNoteScore(t *testing.T) {
 	if len(note) == 0 || note[0].NoteID != ids["d.md"] {
 		t.Errorf("score note: first = %v, want d.md (%d)", note, ids["d.md"])
 	}
-	if _, err := env.DB.Keyword(context.Background(), index.KeywordQuery{Terms: []string{"lease"}, TitleWeight: -1, Limit: 10, PerChunk: true}); err == nil {
+	if _, err := stagetest.DB(t, env).Keyword(context.Background(), index.KeywordQuery{Terms: []string{"lease"}, TitleWeight: -1, Limit: 10, PerChunk: true}); err == nil {
 		t.Error("a negative column weight was accepted")
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"sync"
 )
 
-// VectorCache keeps passage embeddings by text, least recently used out: the
+// vectorCache keeps passage embeddings by text, least recently used out: the
 // same passages come back for many queries, and embedding is the cost.
-type VectorCache struct {
+type vectorCache struct {
 	mu    sync.Mutex
 	max   int
 	order *list.List
@@ -20,16 +20,16 @@ type cacheEntry struct {
 	vec []float32
 }
 
-// NewVectorCache keeps at most max vectors.
-func NewVectorCache(max int) *VectorCache {
-	return &VectorCache{max: max, order: list.New(), items: map[[32]byte]*list.Element{}}
+// newVectorCache keeps at most max vectors.
+func newVectorCache(max int) *vectorCache {
+	return &vectorCache{max: max, order: list.New(), items: map[[32]byte]*list.Element{}}
 }
 
 func cacheKey(model, text string) [32]byte {
 	return sha256.Sum256([]byte(model + "\x00" + text))
 }
 
-func (c *VectorCache) get(model, text string) ([]float32, bool) {
+func (c *vectorCache) get(model, text string) ([]float32, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -42,7 +42,7 @@ func (c *VectorCache) get(model, text string) ([]float32, bool) {
 	return nil, false
 }
 
-func (c *VectorCache) put(model, text string, v []float32) {
+func (c *vectorCache) put(model, text string, v []float32) {
 	if c == nil {
 		return
 	}

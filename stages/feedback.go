@@ -115,11 +115,15 @@ func (f *Feedback) Run(ctx context.Context, env *Env, st *State) error {
 	var info []string
 	var side []Step
 	if f.RM3 {
-		chunks, err := env.DB.Chunks(ctx, ids)
+		db, err := env.Index()
 		if err != nil {
 			return err
 		}
-		notes, err := st.Notes(ctx, env.DB, fb)
+		chunks, err := db.Chunks(ctx, ids)
+		if err != nil {
+			return err
+		}
+		notes, err := st.Notes(ctx, db, fb)
 		if err != nil {
 			return err
 		}
@@ -152,7 +156,11 @@ func (f *Feedback) Run(ctx context.Context, env *Env, st *State) error {
 		if err != nil {
 			return err
 		}
-		vecs, err := env.DB.Vectors(ctx, ids)
+		db, err := env.Index()
+		if err != nil {
+			return err
+		}
+		vecs, err := db.Vectors(ctx, ids)
 		if err != nil {
 			return err
 		}
@@ -164,7 +172,7 @@ func (f *Feedback) Run(ctx context.Context, env *Env, st *State) error {
 		}
 		moved := Rocchio(qv, fbv, f.Beta)
 		// The default search: binary, the default oversampling and ladder.
-		step, err := vectorStep(ctx, env.DB, index.VectorQuery{Vector: moved, Limit: f.Limit, Filter: st.Query.Filter})
+		step, err := vectorStep(ctx, env, index.VectorQuery{Vector: moved, Limit: f.Limit, Filter: st.Query.Filter})
 		if err != nil {
 			return err
 		}
@@ -288,4 +296,4 @@ func (f *Feedback) Needs() []ModelNeed {
 }
 
 // ModelRoles implements ModelUser.
-func (*Feedback) ModelRoles() []string { return []string{models.RoleEmbedder} }
+func (*Feedback) ModelRoles() []models.Role { return []models.Role{models.RoleEmbedder} }

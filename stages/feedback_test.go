@@ -71,7 +71,7 @@ func TestFeedbackRun(t *testing.T) {
 		"b.md": "# Renewal timer\nThe renewal timer drifts under load.\n",
 		"c.md": "# Cooking\nPasta and sauce.\n",
 	})
-	ids := noteIDs(t, env.DB)
+	ids := noteIDs(t, stagetest.DB(t, env))
 	ctx := context.Background()
 	k := &stages.Keyword{}
 	v := &stages.Vector{}

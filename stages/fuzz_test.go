@@ -16,13 +16,13 @@ import (
 // bag-of-words embedder, and opens it.
 func fuzzIndex(f *testing.F) *index.DB {
 	f.Helper()
-	return stagetest.IndexEnv(f, stagetest.WriteVault(f, map[string]string{
+	return stagetest.DB(f, stagetest.IndexEnv(f, stagetest.WriteVault(f, map[string]string{
 		"a.md":           "# Alpha\n\nThe lease_ttl_ms setting and FERR-4102 errors.\n\n## Night\n\nWrites got slow at night.",
 		"b.md":           "# Ünïcödé\n\nМосква 東京 القاهرة naïve café ½ ⅷ ٣",
 		"deep/c.md":      "---\ntype: log\n---\n# Gamma\n\nNEAR AND OR NOT title body column",
 		"quotes/d.md":    "# D\n\n\"quoted\" 'single' `code` (paren) [[Alpha]]",
 		"numbers/e 1.md": "# E\n\n123 4.5 6e7 0x1f",
-	})).DB
+	})))
 }
 
 // quotedTerms parses an expression of the form "t1" OR "t2" OR ... (with ""

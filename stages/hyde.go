@@ -39,7 +39,7 @@ func (*Hyde) Produces() []string { return []string{HydeName} }
 func (h *Hyde) Needs() []ModelNeed { return []ModelNeed{{Role: models.RoleEmbedder, Name: h.Model}} }
 
 // ModelRoles implements ModelUser.
-func (*Hyde) ModelRoles() []string { return []string{models.RoleEmbedder} }
+func (*Hyde) ModelRoles() []models.Role { return []models.Role{models.RoleEmbedder} }
 
 // Validate implements Stage.
 func (h *Hyde) Validate() error {
@@ -66,7 +66,7 @@ func (h *Hyde) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return fmt.Errorf("embed hyde expansion: %w", err)
 	}
-	step, err := vectorStep(ctx, env.DB, index.VectorQuery{Vector: vecs[0], Mode: searchMode(h.Search), Oversample: h.Oversample, Limit: h.Limit, Ladder: h.Ladder, Filter: st.Query.Filter})
+	step, err := vectorStep(ctx, env, index.VectorQuery{Vector: vecs[0], Mode: searchMode(h.Search), Oversample: h.Oversample, Limit: h.Limit, Ladder: h.Ladder, Filter: st.Query.Filter})
 	if err != nil {
 		return err
 	}

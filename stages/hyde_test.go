@@ -85,7 +85,7 @@ func TestHydeRun(t *testing.T) {
 	if len(st.Lists) != 1 || st.Lists[0].Stage != "hyde" || len(st.Ranking) == 0 {
 		t.Fatalf("hyde produced lists %+v", st.Lists)
 	}
-	id := noteIDs(t, env.DB)
+	id := noteIDs(t, stagetest.DB(t, env))
 	if st.Ranking[0].NoteID != id["work/compaction.md"] {
 		t.Errorf("top note %d, want the compaction note %d", st.Ranking[0].NoteID, id["work/compaction.md"])
 	}

@@ -170,7 +170,7 @@ func (s *State) ClientTrusted(ctx context.Context, env *Env, rank int) (bool, st
 		return false, "", err
 	}
 	// The default search (binary, the default ladder), unscoped.
-	step, err := vectorStep(ctx, env.DB, index.VectorQuery{Vector: qv, Limit: rank})
+	step, err := vectorStep(ctx, env, index.VectorQuery{Vector: qv, Limit: rank})
 	if err != nil {
 		return false, "", err
 	}

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/vault-rag/vault-rag/internal/stagetest"
@@ -40,7 +39,7 @@ func runStage(t *testing.T, env *stages.Env, s stages.Stage, q stages.Query) *st
 
 func paths(t *testing.T, env *stages.Env, items []stages.Item) []string {
 	t.Helper()
-	ids := noteIDs(t, env.DB)
+	ids := noteIDs(t, stagetest.DB(t, env))
 	byID := map[int64]string{}
 	for p, id := range ids {
 		byID[id] = p
@@ -157,7 +156,7 @@ func TestVetSetsAsideAnOffTopicClient(t *testing.T) {
 	// Once per request: stages on the state and on states forked from it
 	// get the verdict without embedding or searching again.
 	counted := &countingModels{}
-	env.Models = counted
+	env = stages.NewEnv(stagetest.DB(t, env), counted)
 	fork := st.Fork()
 	for _, s := range []*stages.State{st, fork} {
 		ok, _, err := s.ClientTrusted(context.Background(), env, 2)
@@ -165,7 +164,7 @@ func TestVetSetsAsideAnOffTopicClient(t *testing.T) {
 			t.Errorf("ClientTrusted again: %v, %v; want the cached false", ok, err)
 		}
 	}
-	if n := counted.calls.Load(); n != 0 {
+	if n := counted.queries.Load(); n != 0 {
 		t.Errorf("asking again embedded %d texts, want 0", n)
 	}
 	// Without client texts there is nothing to vet.
@@ -173,24 +172,4 @@ func TestVetSetsAsideAnOffTopicClient(t *testing.T) {
 	if info := st.Steps[0].Info; info != "" {
 		t.Errorf("no client texts: info %q, want none", info)
 	}
-}
-
-// countingModels is stagetest.Models counting the texts embedded as queries.
-type countingModels struct {
-	stagetest.Models
-	calls atomic.Int64
-}
-
-func (m *countingModels) Embedder(ctx context.Context, name string) (stages.Embedder, error) {
-	return countingEmbedder{stagetest.Embedder(), &m.calls}, nil
-}
-
-type countingEmbedder struct {
-	stages.Embedder
-	calls *atomic.Int64
-}
-
-func (e countingEmbedder) EmbedQuery(ctx context.Context, q string) ([]float32, error) {
-	e.calls.Add(1)
-	return e.Embedder.EmbedQuery(ctx, q)
 }

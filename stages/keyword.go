@@ -178,7 +178,7 @@ func (k *Keyword) Needs() []ModelNeed {
 }
 
 // ModelRoles implements ModelUser.
-func (*Keyword) ModelRoles() []string { return []string{models.RoleEmbedder} }
+func (*Keyword) ModelRoles() []models.Role { return []models.Role{models.RoleEmbedder} }
 
 // Run implements Stage.
 func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
@@ -202,7 +202,11 @@ func (k *Keyword) Run(ctx context.Context, env *Env, st *State) error {
 	// its weight (weighing them cost CACM and gained the vaults nothing:
 	// docs/evaluation.md, the keyword list's evidence).
 	if k.Evidence && len(items) > 0 && text == st.Query.Text {
-		held, total, err := env.DB.Evidence(ctx, index.KeywordQuery{Terms: terms, CommonShare: k.CommonShare}, items[0].ChunkID)
+		db, err := env.Index()
+		if err != nil {
+			return err
+		}
+		held, total, err := db.Evidence(ctx, index.KeywordQuery{Terms: terms, CommonShare: k.CommonShare}, items[0].ChunkID)
 		if err != nil {
 			return err
 		}
@@ -247,12 +251,16 @@ func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms, ext
 	if len(terms) == 0 && len(extra) == 0 {
 		return nil, "no searchable terms in the query", nil
 	}
+	db, err := env.Index()
+	if err != nil {
+		return nil, "", err
+	}
 	q := index.KeywordQuery{Terms: terms, Extra: extra, TitleWeight: k.TitleWeight, Limit: k.Limit, Filter: f, MinMatch: k.MinMatch, CommonShare: k.CommonShare}
 	if k.ClientTerms == ClientTermsBudget {
 		q.ExtraPostings = k.ClientPostings
 	}
 	if k.Score == ScoreChunk {
-		hits, err := env.DB.Keyword(ctx, q)
+		hits, err := db.Keyword(ctx, q)
 		if err != nil {
 			return nil, "", err
 		}
@@ -261,7 +269,7 @@ func (k *Keyword) list(ctx context.Context, env *Env, f index.Filter, terms, ext
 	// score: note. Chunk-level hits, deep enough that a note's chunks below
 	// its best one are seen and enough distinct notes survive.
 	q.Limit, q.PerChunk = k.Limit*noteScoreDepth, true
-	hits, err := env.DB.Keyword(ctx, q)
+	hits, err := db.Keyword(ctx, q)
 	if err != nil {
 		return nil, "", err
 	}

@@ -52,7 +52,11 @@ func (r *Recency) Run(ctx context.Context, env *Env, st *State) error {
 	if st.Query.Now.IsZero() {
 		return ErrNoClock
 	}
-	notes, err := st.Notes(ctx, env.DB, st.Ranking)
+	db, err := env.Index()
+	if err != nil {
+		return err
+	}
+	notes, err := st.Notes(ctx, db, st.Ranking)
 	if err != nil {
 		return err
 	}

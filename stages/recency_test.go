@@ -92,7 +92,7 @@ func TestRecencyRun(t *testing.T) {
 		"old.md":    "---\ndate: 2016-03-01\n---\n# Old\n\nalpha\n",
 		"future.md": "---\ndate: 2027-01-01\n---\n# Future\n\nalpha\n",
 	})
-	id := noteIDs(t, env.DB)
+	id := noteIDs(t, stagetest.DB(t, env))
 	dates := map[int64]time.Time{id["new.md"]: day("2026-03-01"), id["half.md"]: day("2025-09-02"), id["old.md"]: day("2016-03-01"), id["future.md"]: day("2027-01-01")}
 	item := func(path string, score float64) stages.Item {
 		return stages.Item{NoteID: id[path], ChunkID: id[path] << 16, Score: score}

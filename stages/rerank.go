@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/models"
 )
@@ -16,19 +18,53 @@ import (
 type Rerank struct {
 	Model      string `yaml:"model"`      // the scoring model (default per scorer)
 	Candidates int    `yaml:"candidates"` // shortlist size (default 30)
-	// Passage is what the model reads for a note: "snippet" (the title and at
-	// most 240 characters of the best chunk), "chunk" (the whole best chunk) or
-	// "note" (the note's text, as much as the model's window holds) or
-	// "window" (the best-matching window of the note: the matched chunk and
-	// its neighbours, at most WindowTokens tokens).
-	Passage string `yaml:"passage"`
+	// Passage is what the model reads for a note (default PassageSnippet).
+	Passage Passage `yaml:"passage"`
 	// WindowTokens bounds the "window" passage (default DefaultWindowTokens).
 	WindowTokens int `yaml:"window_tokens"`
-	// Scorer is "cross-encoder" (a logit per pair) or "bi-encoder" (cosine
-	// between the query's and the passage's embeddings from the embedder), so
-	// the passage question can be measured without the cross-encoder.
-	Scorer string `yaml:"scorer"`
+	// Scorer is how a passage is scored (default ScorerCrossEncoder); the
+	// bi-encoder measures the passage question without the cross-encoder.
+	Scorer Scorer `yaml:"scorer"`
 }
+
+// Passage is what a rerank model reads for a note: its passage setting.
+type Passage string
+
+// The passages a rerank stage reads.
+const (
+	// PassageSnippet is the title and at most SnippetChars of the best chunk.
+	PassageSnippet Passage = "snippet"
+	// PassageChunk is the title and the whole best chunk.
+	PassageChunk Passage = "chunk"
+	// PassageNote is the note's text, as much as the model's window holds.
+	PassageNote Passage = "note"
+	// PassageWindow is the best-matching window of the note: the matched
+	// chunk and its neighbours, at most WindowTokens tokens.
+	PassageWindow Passage = "window"
+)
+
+var passages = []Passage{PassageSnippet, PassageChunk, PassageNote, PassageWindow}
+
+// UnmarshalYAML refuses a passage that is none of the four, naming them.
+func (p *Passage) UnmarshalYAML(n *yaml.Node) error { return decodeChoice(n, "passage", p, passages) }
+
+// Scorer is how a rerank stage scores a passage: its scorer setting.
+type Scorer string
+
+// The rerank scorers.
+const (
+	// ScorerCrossEncoder reads the query and the passage together: a logit
+	// per pair.
+	ScorerCrossEncoder Scorer = "cross-encoder"
+	// ScorerBiEncoder is the cosine between the query's and the passage's
+	// embeddings from the embedder.
+	ScorerBiEncoder Scorer = "bi-encoder"
+)
+
+var scorers = []Scorer{ScorerCrossEncoder, ScorerBiEncoder}
+
+// UnmarshalYAML refuses a scorer that is neither, naming both.
+func (s *Scorer) UnmarshalYAML(n *yaml.Node) error { return decodeChoice(n, "scorer", s, scorers) }
 
 // SnippetChars is the snippet passage's length.
 const SnippetChars = 240
@@ -48,14 +84,16 @@ func (*Rerank) Name() string { return RerankName }
 // Needs implements ModelUser: the cross-encoder, or for the bi-encoder
 // scorer an embedder (the index's unless Model names one).
 func (r *Rerank) Needs() []ModelNeed {
-	if r.Scorer == "bi-encoder" {
+	if r.Scorer == ScorerBiEncoder {
 		return []ModelNeed{{Role: models.RoleEmbedder, Name: r.Model}}
 	}
 	return []ModelNeed{{Role: models.RoleCrossEncoder, Name: cmp.Or(r.Model, models.DefaultCrossEncoder)}}
 }
 
 // ModelRoles implements ModelUser.
-func (*Rerank) ModelRoles() []string { return []string{models.RoleCrossEncoder, models.RoleEmbedder} }
+func (*Rerank) ModelRoles() []models.Role {
+	return []models.Role{models.RoleCrossEncoder, models.RoleEmbedder}
+}
 
 // Validate implements Stage.
 func (r *Rerank) Validate() error {
@@ -63,38 +101,35 @@ func (r *Rerank) Validate() error {
 		r.Candidates = 30
 	}
 	if r.Passage == "" {
-		r.Passage = "snippet"
+		r.Passage = PassageSnippet
 	}
 	if r.Scorer == "" {
-		r.Scorer = "cross-encoder"
+		r.Scorer = ScorerCrossEncoder
 	}
 	if r.Candidates < 1 || r.Candidates > 200 {
 		return settingErrorf("candidates", "candidates %d is outside 1..200", r.Candidates)
 	}
-	switch r.Passage {
-	case "snippet", "chunk", "note":
-		if r.WindowTokens != 0 {
-			return settingErrorf("window_tokens", "window_tokens applies to passage: window, not %s", r.Passage)
-		}
-	case "window":
+	if err := checkChoice("passage", r.Passage, passages); err != nil {
+		return err
+	}
+	if r.Passage != PassageWindow && r.WindowTokens != 0 {
+		return settingErrorf("window_tokens", "window_tokens applies to passage: window, not %s", r.Passage)
+	}
+	if r.Passage == PassageWindow {
 		if r.WindowTokens == 0 {
 			r.WindowTokens = DefaultWindowTokens
 		}
 		if r.WindowTokens < 16 || r.WindowTokens > 512 {
 			return settingErrorf("window_tokens", "window_tokens %d is outside 16..512", r.WindowTokens)
 		}
-	default:
-		return settingErrorf("passage", "passage %q is not one of snippet, chunk, note, window", r.Passage)
 	}
-	switch r.Scorer {
-	case "cross-encoder":
-		if r.Model == "" {
-			r.Model = models.DefaultCrossEncoder
-		}
-	case "bi-encoder":
-		// An empty model means the index's embedder, resolved at run time.
-	default:
-		return settingErrorf("scorer", "scorer %q is not one of cross-encoder, bi-encoder", r.Scorer)
+	if err := checkChoice("scorer", r.Scorer, scorers); err != nil {
+		return err
+	}
+	// A bi-encoder's empty model means the index's embedder, resolved at
+	// run time.
+	if r.Scorer == ScorerCrossEncoder && r.Model == "" {
+		r.Model = models.DefaultCrossEncoder
 	}
 	return nil
 }
@@ -104,6 +139,10 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	if st.Ranking == nil && len(st.Steps) == 0 {
 		return ErrNoRanking
 	}
+	db, err := env.Index()
+	if err != nil {
+		return err
+	}
 	// Load the model before anything else: a missing model fails the stage
 	// even when there is nothing to rerank, so it never passes as a no-op.
 	var score func([]string) ([]float32, error)
@@ -111,8 +150,8 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 	count := approxTokens
 	note := ""
 	switch r.Scorer {
-	case "cross-encoder":
-		ce, err := env.Models.CrossEncoder(ctx, r.Model)
+	case ScorerCrossEncoder:
+		ce, err := env.CrossEncoder(ctx, r.Model)
 		if err != nil {
 			return err
 		}
@@ -123,9 +162,9 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 		if s, ok := ce.(interface{ StandInFor() string }); ok && s.StandInFor() != "" {
 			note = " (a cost stand-in for " + s.StandInFor() + ": the order means nothing)"
 		}
-	case "bi-encoder":
-		model = orIndex(r.Model, env)
-		emb, err := env.Models.Embedder(ctx, model)
+	case ScorerBiEncoder:
+		model = cmp.Or(r.Model, db.Embedder())
+		emb, err := env.Embedder(ctx, model)
 		if err != nil {
 			return err
 		}
@@ -139,14 +178,14 @@ func (r *Rerank) Run(ctx context.Context, env *Env, st *State) error {
 		st.rerank(r.Name(), nil, "")
 		return nil
 	}
-	passages, err := r.passages(ctx, env.DB, st, cands, count)
+	passages, err := r.passages(ctx, db, st, cands, count)
 	if err != nil {
 		return err
 	}
-	if r.Scorer == "bi-encoder" && r.Passage == "chunk" && env.DB.Embedder() == model {
+	if r.Scorer == ScorerBiEncoder && r.Passage == PassageChunk && db.Embedder() == model {
 		// The chunk passage is the text the indexer embedded with this very
 		// model: its stored vector is the passage embedding.
-		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, st, model, cands, ps) }
+		score = func(ps []string) ([]float32, error) { return storedCosine(ctx, env, db, st, model, cands, ps) }
 	}
 	scores, err := score(passages)
 	if err != nil {
@@ -179,17 +218,17 @@ func (r *Rerank) passages(ctx context.Context, db *index.DB, st *State, items []
 	for i, it := range items {
 		n, c := notes[it.NoteID], chunks[it.ChunkID]
 		switch r.Passage {
-		case "snippet":
+		case PassageSnippet:
 			out[i] = n.Title + "\n" + Prefix(sectionText(c), SnippetChars)
-		case "chunk":
+		case PassageChunk:
 			out[i] = n.Title + "\n" + sectionText(c)
-		case "note":
+		case PassageNote:
 			text, err := NoteText(ctx, db, n)
 			if err != nil {
 				return nil, err
 			}
 			out[i] = text
-		case "window":
+		case PassageWindow:
 			text, err := windowPassage(ctx, db, n, it.ChunkID, Terms(st.Query.Text), r.WindowTokens, count)
 			if err != nil {
 				return nil, err
@@ -231,7 +270,7 @@ func NoteText(ctx context.Context, db *index.DB, n index.NoteRow) (string, error
 }
 
 // biEncode scores passages by cosine with the query embedding, embedding each
-// passage text once per process (env.Passages caches them).
+// passage text once per process (env.passages caches them).
 func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages []string) ([]float32, error) {
 	qv, err := st.QueryVector(ctx, emb)
 	if err != nil {
@@ -241,7 +280,7 @@ func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages [
 	var todo []string
 	var at []int
 	for i, p := range passages {
-		if v, ok := env.Passages.get(emb.Name(), p); ok {
+		if v, ok := env.passages.get(emb.Name(), p); ok {
 			vecs[i] = v
 			continue
 		}
@@ -255,7 +294,7 @@ func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages [
 		}
 		for k, v := range got {
 			vecs[at[k]] = v
-			env.Passages.put(emb.Name(), todo[k], v)
+			env.passages.put(emb.Name(), todo[k], v)
 		}
 	}
 	out := make([]float32, len(passages))
@@ -269,8 +308,8 @@ func biEncode(ctx context.Context, env *Env, st *State, emb Embedder, passages [
 // their chunks' stored embeddings. A chunk with none (a first build still
 // embedding, a note too long to embed) has its passage, of passages,
 // embedded here instead, as biEncode does.
-func storedCosine(ctx context.Context, env *Env, st *State, model string, items []Item, passages []string) ([]float32, error) {
-	emb, err := env.Models.Embedder(ctx, model)
+func storedCosine(ctx context.Context, env *Env, db *index.DB, st *State, model string, items []Item, passages []string) ([]float32, error) {
+	emb, err := env.Embedder(ctx, model)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +321,7 @@ func storedCosine(ctx context.Context, env *Env, st *State, model string, items 
 	for i, it := range items {
 		ids[i] = it.ChunkID
 	}
-	vecs, err := env.DB.Vectors(ctx, ids)
+	vecs, err := db.Vectors(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -307,12 +346,4 @@ func storedCosine(ctx context.Context, env *Env, st *State, model string, items 
 		}
 	}
 	return out, nil
-}
-
-// orIndex is name, or the index's embedder when name is empty.
-func orIndex(name string, env *Env) string {
-	if name == "" {
-		return env.DB.Embedder()
-	}
-	return name
 }

@@ -47,7 +47,11 @@ import (
 	"sync"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/choice"
+	"github.com/vault-rag/vault-rag/models"
 )
 
 // Stage is one step of a pipeline.
@@ -143,10 +147,38 @@ func settingErrorf(key, format string, args ...any) error {
 	return &SettingError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
+// checkChoice refuses, as a *SettingError for key, a value of a setting
+// that takes one of allowed; "" (the default) passes.
+func checkChoice[T ~string](key string, v T, allowed []T) error {
+	if v == "" {
+		return nil
+	}
+	if err := choice.Check(key, v, allowed); err != nil {
+		return &SettingError{Key: key, Msg: err.Error()}
+	}
+	return nil
+}
+
+// decodeChoice decodes such a setting from its configuration node,
+// refusing a value as Validate does, at decoding, so the refusal names the
+// setting's line; a node that is no string (a list, a mapping) gets the
+// decoder's message, as a string setting's would.
+func decodeChoice[T ~string](n *yaml.Node, key string, dst *T, allowed []T) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	if err := checkChoice(key, T(s), allowed); err != nil {
+		return err
+	}
+	*dst = T(s)
+	return nil
+}
+
 // ModelNeed is one model a stage loads.
 type ModelNeed struct {
-	Role string // models.RoleEmbedder or models.RoleCrossEncoder
-	Name string // the model; "" means the embedder the index was built with
+	Role models.Role // models.RoleEmbedder or models.RoleCrossEncoder
+	Name string      // the model; "" means the embedder the index was built with
 }
 
 // ModelUser is a stage that loads models.
@@ -156,7 +188,7 @@ type ModelUser interface {
 	Needs() []ModelNeed
 	// ModelRoles lists every role the stage can need under some settings:
 	// what a missing model of that role disables.
-	ModelRoles() []string
+	ModelRoles() []models.Role
 }
 
 // Embedder embeds queries and passages into one vector space.
@@ -179,11 +211,13 @@ type Models interface {
 }
 
 // Env is what stages run against: the index and the models, shared by every
-// query of a process. NewEnv assembles one.
+// query of a process. NewEnv assembles one and WithDB and
+// WithoutPassageCache derive others; its parts are reached through methods
+// that say what is missing, so a zero Env refuses to run rather than crash.
 type Env struct {
-	DB       *index.DB
-	Models   Models
-	Passages *VectorCache // passage embeddings for the bi-encoder scorer; nil disables caching
+	db       *index.DB
+	models   Models
+	passages *vectorCache // passage embeddings for the bi-encoder scorer; nil disables caching
 }
 
 // PassageCacheSize is how many passage embeddings an Env from NewEnv keeps for
@@ -191,17 +225,59 @@ type Env struct {
 const PassageCacheSize = 20000
 
 // NewEnv is the one assembly of an Env: the index, the models, and a passage
-// cache of PassageCacheSize.
+// cache of PassageCacheSize. A nil db makes an Env to derive others from
+// (WithDB) once there is an index.
 func NewEnv(db *index.DB, m Models) *Env {
-	return &Env{DB: db, Models: m, Passages: NewVectorCache(PassageCacheSize)}
+	return &Env{db: db, models: m, passages: newVectorCache(PassageCacheSize)}
 }
 
 // WithDB is e reading another index with the same models and passage cache,
 // as a server's environment after a rebuild replaced its index handle.
 func (e *Env) WithDB(db *index.DB) *Env {
 	c := *e
-	c.DB = db
+	c.db = db
 	return &c
+}
+
+// WithoutPassageCache is e embedding every passage the bi-encoder scorer
+// reads, as a benchmark of that cost needs.
+func (e *Env) WithoutPassageCache() *Env {
+	c := *e
+	c.passages = nil
+	return &c
+}
+
+// ErrNoIndex and ErrNoModels say an Env lacks a part a stage needs: it was
+// not made by NewEnv with one (a zero Env, or NewEnv's with a nil db before
+// WithDB).
+var (
+	ErrNoIndex  = errors.New("stages: the environment has no index (make it with NewEnv, or WithDB)")
+	ErrNoModels = errors.New("stages: the environment has no models (make it with NewEnv)")
+)
+
+// Index is the index the stages search; ErrNoIndex when e has none.
+func (e *Env) Index() (*index.DB, error) {
+	if e == nil || e.db == nil {
+		return nil, ErrNoIndex
+	}
+	return e.db, nil
+}
+
+// Embedder loads the named embedder; ErrNoModels when e has no models.
+func (e *Env) Embedder(ctx context.Context, name string) (Embedder, error) {
+	if e == nil || e.models == nil {
+		return nil, ErrNoModels
+	}
+	return e.models.Embedder(ctx, name)
+}
+
+// CrossEncoder loads the named cross-encoder; ErrNoModels when e has no
+// models.
+func (e *Env) CrossEncoder(ctx context.Context, name string) (PairScorer, error) {
+	if e == nil || e.models == nil {
+		return nil, ErrNoModels
+	}
+	return e.models.CrossEncoder(ctx, name)
 }
 
 // IndexEmbedder returns the model the index was embedded with, for a stage
@@ -209,14 +285,18 @@ func (e *Env) WithDB(db *index.DB) *Env {
 // model, so a stage naming another one is refused rather than compared across
 // two vector spaces. An empty name means the index's model.
 func (e *Env) IndexEmbedder(ctx context.Context, name string) (Embedder, error) {
-	indexed := e.DB.Embedder()
+	db, err := e.Index()
+	if err != nil {
+		return nil, err
+	}
+	indexed := db.Embedder()
 	if name == "" {
 		name = indexed
 	}
 	if name != indexed {
 		return nil, fmt.Errorf("the index was embedded with %s, but the stage asks for %s (reindex with VAULT_RAG_EMBEDDER=%s, or drop the stage's model)", indexed, name, name)
 	}
-	return e.Models.Embedder(ctx, name)
+	return e.Embedder(ctx, name)
 }
 
 // Query is one search request.

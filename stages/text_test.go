@@ -154,12 +154,12 @@ var ftsVault = map[string]string{
 func TestMatchExprRunsInFTS5(t *testing.T) {
 	env := stagetest.Env(t, ftsVault)
 	ctx := context.Background()
-	id := noteIDs(t, env.DB)
+	id := noteIDs(t, stagetest.DB(t, env))
 	for _, tc := range hostile {
 		t.Run(tc.name, func(t *testing.T) {
 			m := stages.MatchExpr(tc.text)
 			if m != "" {
-				hits, err := env.DB.Keyword(ctx, index.KeywordQuery{Match: m, Limit: 10})
+				hits, err := stagetest.DB(t, env).Keyword(ctx, index.KeywordQuery{Match: m, Limit: 10})
 				if err != nil {
 					t.Fatalf("FTS5 refused the sanitised %s: %v", m, err)
 				}
@@ -168,7 +168,7 @@ func TestMatchExprRunsInFTS5(t *testing.T) {
 				}
 			}
 			if tc.raw {
-				if _, err := env.DB.Keyword(ctx, index.KeywordQuery{Match: tc.text, Limit: 10}); err == nil {
+				if _, err := stagetest.DB(t, env).Keyword(ctx, index.KeywordQuery{Match: tc.text, Limit: 10}); err == nil {
 					t.Errorf("raw %q was accepted by FTS5: the case does not exercise the sanitiser", tc.text)
 				}
 			}
@@ -204,7 +204,7 @@ func TestKeywordHugeQuery(t *testing.T) {
 
 func TestKeywordScope(t *testing.T) {
 	env := stagetest.Env(t, ftsVault)
-	id := noteIDs(t, env.DB)
+	id := noteIDs(t, stagetest.DB(t, env))
 	k := &stages.Keyword{}
 	_ = k.Validate()
 	st := stages.NewState(stages.Query{Text: "and", Filter: index.Filter{PathPrefix: "intl/"}})

@@ -98,7 +98,7 @@ func (v *Vector) Produces() []string { return []string{v.List} }
 func (v *Vector) Needs() []ModelNeed { return []ModelNeed{{Role: models.RoleEmbedder, Name: v.Model}} }
 
 // ModelRoles implements ModelUser.
-func (*Vector) ModelRoles() []string { return []string{models.RoleEmbedder} }
+func (*Vector) ModelRoles() []models.Role { return []models.Role{models.RoleEmbedder} }
 
 // Validate implements Stage.
 func (v *Vector) Validate() error {
@@ -164,7 +164,7 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 	if err != nil {
 		return err
 	}
-	step, err := vectorStep(ctx, env.DB, index.VectorQuery{Vector: qv, Mode: searchMode(v.Search), Oversample: v.Oversample, Limit: v.Limit, Ladder: v.Ladder, Filter: st.Query.Filter})
+	step, err := vectorStep(ctx, env, index.VectorQuery{Vector: qv, Mode: searchMode(v.Search), Oversample: v.Oversample, Limit: v.Limit, Ladder: v.Ladder, Filter: st.Query.Filter})
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,11 @@ func (v *Vector) Run(ctx context.Context, env *Env, st *State) error {
 // returns it as a step (without its stage name): the items, the best note
 // left out (nil when the examined chunks held no other note), and how the
 // search ended, as an index.ScopeOutcome and as a line for people.
-func vectorStep(ctx context.Context, db *index.DB, q index.VectorQuery) (Step, error) {
+func vectorStep(ctx context.Context, env *Env, q index.VectorQuery) (Step, error) {
+	db, err := env.Index()
+	if err != nil {
+		return Step{}, err
+	}
 	res, err := db.Vector(ctx, q)
 	if err != nil {
 		return Step{}, err

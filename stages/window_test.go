@@ -45,7 +45,7 @@ func TestRerankWindowPassage(t *testing.T) {
 	note := "# Long note\n\nintro " + words("alpha", 20) + "\n\n## One\n\n" + words("bravo", 30) +
 		"\n\n## Two\n\nzeppelin " + words("charlie", 30) + "\n\n## Three\n\n" + words("delta", 30) +
 		"\n\n## Four\n\n" + words("echo", 30) + "\n\n## Huge\n\n" + words("foxtrot", 300) + " yankee " + words("golf", 300) + "\n"
-	env := stagetest.Env(t, map[string]string{"long.md": note})
+	db := stagetest.DB(t, stagetest.Env(t, map[string]string{"long.md": note}))
 	for _, tc := range []struct {
 		query, name string
 		budget      int
@@ -63,7 +63,7 @@ func TestRerankWindowPassage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &recorder{}
-			env.Models = recorderModels{r: rec}
+			env := stages.NewEnv(db, recorderModels{r: rec})
 			kw := &stages.Keyword{}
 			rr := &stages.Rerank{Passage: "window", WindowTokens: tc.budget}
 			for _, s := range []stages.Stage{kw, rr} {

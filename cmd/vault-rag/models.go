@@ -42,7 +42,7 @@ run "vault-rag models fetch -h" or "vault-rag models import -h" for theirs`)
 		if !st.Installed {
 			state = "missing (" + st.Problem + ")"
 		}
-		role := s.Role
+		role := string(s.Role)
 		if s.StandInFor != "" {
 			role += " for " + s.StandInFor + ", timed only"
 		}

@@ -170,7 +170,16 @@ func CrossEncoderONNX(vocabSize int) []byte {
 // computed by EmbedderHidden. Non-positive vocabSize and dim mean
 // DefaultVocabSize and DefaultDim. The embedding table takes 4*vocabSize*dim
 // bytes, so tests may prefer a small dim.
-func EmbedderONNX(vocabSize, dim int) []byte {
+func EmbedderONNX(vocabSize, dim int) []byte { return embedderONNX(vocabSize, dim, true) }
+
+// UnmaskedEmbedderONNX is EmbedderONNX without the last product with the
+// mask: a padded position's output is SelfWeight*e[p][j] + m[j], where
+// EmbedderONNX's is zero, as a real encoder's padded positions hold values
+// of their own. The positions the mask holds are EmbedderHidden's. A pooling
+// that reads padding gets another vector from it than from the row alone.
+func UnmaskedEmbedderONNX(vocabSize, dim int) []byte { return embedderONNX(vocabSize, dim, false) }
+
+func embedderONNX(vocabSize, dim int, maskOutput bool) []byte {
 	if vocabSize <= 0 {
 		vocabSize = DefaultVocabSize
 	}
@@ -193,9 +202,14 @@ func EmbedderONNX(vocabSize, dim int) []byte {
 		node("Max", "count1", []string{"count", "one"}),
 		node("Div", "mean", []string{"sum", "count1"}),
 		node("Mul", "self", []string{"emb", "self_weight"}),
-		node("Add", "mixed", []string{"self", "mean"}),
-		node("Mul", LastHidden, []string{"mixed", "mask3"}),
 	)
+	if maskOutput {
+		nodes = append(nodes,
+			node("Add", "mixed", []string{"self", "mean"}),
+			node("Mul", LastHidden, []string{"mixed", "mask3"}))
+	} else {
+		nodes = append(nodes, node("Add", LastHidden, []string{"self", "mean"}))
+	}
 	outputs := []msg{valueInfo(LastHidden, dtFloat, "batch_size", "sequence_length", dim)}
 	return model(graphProto("onnxtest_embedder", nodes, inits, inputs(), outputs))
 }
@@ -208,4 +222,10 @@ func WriteCrossEncoder(path string, vocabSize int) error {
 // WriteEmbedder writes the model returned by EmbedderONNX to path.
 func WriteEmbedder(path string, vocabSize, dim int) error {
 	return os.WriteFile(path, EmbedderONNX(vocabSize, dim), 0o644)
+}
+
+// WriteUnmaskedEmbedder writes the model returned by UnmaskedEmbedderONNX to
+// path.
+func WriteUnmaskedEmbedder(path string, vocabSize, dim int) error {
+	return os.WriteFile(path, UnmaskedEmbedderONNX(vocabSize, dim), 0o644)
 }

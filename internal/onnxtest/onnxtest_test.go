@@ -226,20 +226,7 @@ func TestEmbedder(t *testing.T) {
 	if !shape.Equals(ort.NewShape(3, int64(seq), dim)) {
 		t.Fatalf("last_hidden_state shape = %v, want [3 %d %d]", shape, seq, dim)
 	}
-	for i := range b.ids {
-		want := EmbedderHidden(b.ids[i], b.mask[i], b.types[i], dim)
-		for p := range seq {
-			for j := range dim {
-				g := got[(i*seq+p)*dim+j]
-				if !near(g, want[p][j]) {
-					t.Fatalf("hidden[%d][%d][%d] = %v, want %v", i, p, j, g, want[p][j])
-				}
-				if b.mask[i][p] == 0 && g != 0 {
-					t.Fatalf("padded hidden[%d][%d][%d] = %v, want 0", i, p, j, g)
-				}
-			}
-		}
-	}
+	checkHidden(t, got, b, dim, func(int, int, int, [][]float32) float64 { return 0 })
 
 	// The padded row's CLS vector equals the one computed without padding.
 	_, alone := run(t, path, LastHidden, pad(rows[2:], types[2:]))
@@ -256,6 +243,53 @@ func TestEmbedder(t *testing.T) {
 	t.Logf("cos(cat, cat) = %.4f, cos(cat, stocks) = %.4f", ab, ac)
 	if ab <= ac {
 		t.Errorf("cos(similar) = %v <= cos(unrelated) = %v", ab, ac)
+	}
+}
+
+// The unmasked embedder's positions the mask holds are EmbedderHidden's; its
+// padded positions hold SelfWeight*e[p] + m, not zero.
+func TestUnmaskedEmbedder(t *testing.T) {
+	requireORT(t)
+	const dim = 16
+	path := filepath.Join(t.TempDir(), "unmasked.onnx")
+	if err := WriteUnmaskedEmbedder(path, 0, dim); err != nil {
+		t.Fatal(err)
+	}
+	checkIO(t, path, LastHidden, ort.NewShape(-1, -1, dim))
+	rows := [][]int64{
+		{101, 1996, 4937, 2938, 2006, 1996, 13523, 102}, // [CLS] the cat sat on the mat [SEP]
+		{101, 4518, 3006, 102},                          // [CLS] stock market [SEP]
+	}
+	types := [][]int64{make([]int64, len(rows[0])), {0, 0, 1, 1}}
+	b := pad(rows, types)
+	_, got := run(t, path, LastHidden, b)
+	checkHidden(t, got, b, dim, func(i, p, j int, want [][]float32) float64 {
+		// m[j] is position 0's output less its own share.
+		e0 := float64(EmbeddingWeight(b.ids[i][0], j)) + TokenTypeWeight*float64(b.types[i][0])
+		m := float64(want[0][j]) - SelfWeight*e0
+		return SelfWeight*float64(EmbeddingWeight(b.ids[i][p], j)) + m
+	})
+}
+
+// checkHidden compares an embedder's output for b with EmbedderHidden at the
+// positions the mask holds and with padded(row, position, component,
+// EmbedderHidden's row) at the others.
+func checkHidden(t *testing.T, got []float32, b batch, dim int, padded func(i, p, j int, want [][]float32) float64) {
+	t.Helper()
+	seq := len(b.ids[0])
+	for i := range b.ids {
+		want := EmbedderHidden(b.ids[i], b.mask[i], b.types[i], dim)
+		for p := range seq {
+			for j := range dim {
+				g := got[(i*seq+p)*dim+j]
+				if b.mask[i][p] == 1 && !near(g, want[p][j]) {
+					t.Fatalf("hidden[%d][%d][%d] = %v, want %v", i, p, j, g, want[p][j])
+				}
+				if pad := padded(i, p, j, want); b.mask[i][p] == 0 && math.Abs(float64(g)-pad) > 1e-5 {
+					t.Fatalf("padded hidden[%d][%d][%d] = %v, want %v", i, p, j, g, pad)
+				}
+			}
+		}
 	}
 }
 

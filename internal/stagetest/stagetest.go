@@ -73,6 +73,16 @@ func IndexEnv(t testing.TB, vault string) *stages.Env {
 	return stages.NewEnv(db, Models{})
 }
 
+// DB is env's index, for a test that reads it beside the stages.
+func DB(t testing.TB, env *stages.Env) *index.DB {
+	t.Helper()
+	db, err := env.Index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // Env writes files to a new vault (WriteVault) and returns IndexEnv of it.
 func Env(t testing.TB, files map[string]string) *stages.Env {
 	t.Helper()
