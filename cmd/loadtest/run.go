@@ -25,6 +25,7 @@ import (
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/internal/vaultfs"
+	"github.com/vault-rag/vault-rag/server"
 )
 
 // Options configure one load run. DefaultOptions gives the defaults; an
@@ -201,12 +202,12 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	r.rep.Index.ReadySeconds = time.Since(start).Seconds()
 	r.rep.Index.Notes, r.rep.Index.Chunks = h.Notes, h.Chunks
-	r.rep.Index.StartupBuild = h.Reindex.LastReport
-	if b := h.Reindex.LastReport; r.rep.Index.Seeded && b != nil {
+	r.rep.Index.StartupBuild = lastBuild(h)
+	if b := r.rep.Index.StartupBuild; r.rep.Index.Seeded && b != nil {
 		r.rep.Index.SeedCurrent = b.Embedded == 0
 	}
 	r.rep.Degraded = h.DegradedStages
-	r.logf("server ready in %.1fs: %d notes, %d chunks; startup build %+v", r.rep.Index.ReadySeconds, h.Notes, h.Chunks, h.Reindex.LastReport)
+	r.logf("server ready in %.1fs: %d notes, %d chunks; startup build %+v", r.rep.Index.ReadySeconds, h.Notes, h.Chunks, r.rep.Index.StartupBuild)
 
 	if err := r.idleMemory(ctx, env); err != nil {
 		return err
@@ -335,7 +336,7 @@ func (r *runner) idleMemory(ctx context.Context, env []string) error {
 	}
 	r.rep.Memory.IdleKB = rss
 	if h, err := r.server.health(ctx); err == nil {
-		_, r.rep.Memory.IdleEmbedderLoaded, _ = h.embedder()
+		_, r.rep.Memory.IdleEmbedderLoaded, _ = embedder(h)
 	}
 	if !r.o.IdleProbe {
 		return nil
@@ -355,7 +356,7 @@ func (r *runner) idleMemory(ctx context.Context, env []string) error {
 		r.rep.Memory.IdleNoWatchKB = rss
 	}
 	if h, err := probe.health(ctx); err == nil {
-		_, loaded, _ := h.embedder()
+		_, loaded, _ := embedder(h)
 		r.rep.Memory.IdleNoWatchEmbedderLoaded = &loaded
 	}
 	e := probe.stop(stopLimit)
@@ -376,30 +377,23 @@ func (r *runner) catalog(ctx context.Context, c *client.Client) (catalog, error)
 	if err != nil {
 		return cat, fmt.Errorf("catalog: %w", err)
 	}
-	var list struct {
-		Total int    `json:"total"`
-		Notes []note `json:"notes"`
-	}
+	var list server.ListResult
 	if err := decode(text, &list); err != nil {
 		return cat, fmt.Errorf("catalog: %w", err)
 	}
 	if list.Total == 0 || list.Total != len(list.Notes) {
 		return cat, fmt.Errorf("catalog: vault_list gave %d of %d notes", len(list.Notes), list.Total)
 	}
-	for _, n := range list.Notes {
-		text, err := callTool(ctx, c, toolRead, map[string]any{"path": n.Path})
+	for _, ln := range list.Notes {
+		text, err := callTool(ctx, c, toolRead, map[string]any{"path": ln.Path})
 		if err != nil {
 			return cat, fmt.Errorf("catalog: %w", err)
 		}
-		var rd struct {
-			Headings []string `json:"headings"`
-			Content  string   `json:"content"`
-		}
+		var rd server.ReadResult
 		if err := decode(text, &rd); err != nil {
 			return cat, fmt.Errorf("catalog: %w", err)
 		}
-		n.Headings, n.Excerpts = rd.Headings, excerpts(rd.Content, 4)
-		cat.Notes = append(cat.Notes, n)
+		cat.Notes = append(cat.Notes, note{ListNote: ln, Headings: rd.Headings, Excerpts: excerpts(rd.Content, 4)})
 	}
 	if !slices.ContainsFunc(cat.Notes, func(n note) bool { return n.Path == r.o.Note }) {
 		return cat, fmt.Errorf("the note to modify, %s, is not in the index", r.o.Note)
@@ -636,11 +630,7 @@ func searchPaths(ctx context.Context, c *client.Client, args map[string]any) ([]
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
-		Notes []struct {
-			Path string `json:"path"`
-		} `json:"notes"`
-	}
+	var res server.SearchResult
 	if err := decode(text, &res); err != nil {
 		return nil, err
 	}
