@@ -383,22 +383,8 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 	if p.Now.given {
 		now = p.Now.Time
 	}
-	name := string(p.Config)
-	if name == "" {
-		name = s.opts.ConfigName
-	}
-	cfg, err := pipeline.Find(s.opts.ConfigRoot, name)
+	cfg, err := s.searchConfig(string(p.Config))
 	if err != nil {
-		// Where the configurations live is the server's business: the
-		// client is told the name is unknown, or that the file is broken,
-		// and the server's log has the whole error.
-		if errors.Is(err, pipeline.ErrNoConfig) {
-			return SearchResult{}, fmt.Errorf("no configuration named %s in configs/ or experiments/", vault.QuoteInput(name))
-		}
-		s.log.Warn("configuration cannot be loaded", "config", name, "err", err)
-		return SearchResult{}, fmt.Errorf("configuration %s cannot be loaded; the server's log says why", vault.QuoteInput(name))
-	}
-	if err := s.checkModels(cfg); err != nil {
 		return SearchResult{}, err
 	}
 	h, release, waited, err := s.acquireFirst(ctx)
@@ -432,19 +418,49 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 		}
 	}
 	if !p.Filter.Empty() {
-		out.Scope = &ScopeInfo{Filter: filterOf(p.Filter)}
-		var outcomes []string
-		for _, st := range res.Stages {
-			if st.Outcome != 0 {
-				outcomes = append(outcomes, st.Info)
-			}
-		}
-		out.Scope.Outcome = strings.Join(outcomes, "; ")
-		if out.Scope.Outcome == "" {
-			out.Scope.Outcome = "no vector stage: filters applied inside the keyword search, no escalation needed"
-		}
+		out.Scope = scopeOf(p.Filter, res.Stages)
 	}
 	return out, nil
+}
+
+// searchConfig loads the configuration a search names, the server's own
+// for "", refusing one that needs a model that is not installed.
+func (s *Server) searchConfig(name string) (*pipeline.Config, error) {
+	if name == "" {
+		name = s.opts.ConfigName
+	}
+	cfg, err := pipeline.Find(s.opts.ConfigRoot, name)
+	if err != nil {
+		// Where the configurations live is the server's business: the
+		// client is told the name is unknown, or that the file is broken,
+		// and the server's log has the whole error.
+		if errors.Is(err, pipeline.ErrNoConfig) {
+			return nil, fmt.Errorf("no configuration named %s in configs/ or experiments/", vault.QuoteInput(name))
+		}
+		s.log.Warn("configuration cannot be loaded", "config", name, "err", err)
+		return nil, fmt.Errorf("configuration %s cannot be loaded; the server's log says why", vault.QuoteInput(name))
+	}
+	if err := s.checkModels(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// scopeOf is how a filtered search ended: the outcomes of its vector
+// stages' scope searches.
+func scopeOf(f index.Filter, stages []pipeline.StageInfo) *ScopeInfo {
+	scope := &ScopeInfo{Filter: filterOf(f)}
+	var outcomes []string
+	for _, st := range stages {
+		if st.Outcome != 0 {
+			outcomes = append(outcomes, st.Info)
+		}
+	}
+	scope.Outcome = strings.Join(outcomes, "; ")
+	if scope.Outcome == "" {
+		scope.Outcome = "no vector stage: filters applied inside the keyword search, no escalation needed"
+	}
+	return scope
 }
 
 // SearchAnswer is a pipeline result as vault_search answers it, and as
