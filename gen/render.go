@@ -52,72 +52,97 @@ func (w *writer) fill(tpl string) {
 	}
 }
 
-// value is what a template placeholder stands for in this note.
+// value is what a template placeholder stands for in this note: one of
+// every note's values, else one of its cluster's kind (a hobby's, a
+// system's); a name that is none of them stands for itself.
 func (w *writer) value(name string) string {
-	n, c, r := w.n, w.n.c, w.r
+	if v, ok := w.commonValue(name); ok {
+		return v
+	}
+	if w.n.c.personal {
+		return w.personalValue(name)
+	}
+	return w.workValue(name)
+}
+
+// commonValue is a placeholder every note fills alike: dates, numbers,
+// durations, the cluster's slug.
+func (w *writer) commonValue(name string) (string, bool) {
+	n, r := w.n, w.r
 	switch name {
 	case "date":
-		return dateString(n.day)
+		return dateString(n.day), true
 	case "date2":
-		return dateString(n.day + 7 + r.IntN(30))
+		return dateString(n.day + 7 + r.IntN(30)), true
 	case "month":
-		return monthYear(n.day)
+		return monthYear(n.day), true
 	case "year":
-		return strconv.Itoa(dayTime(n.day).Year())
+		return strconv.Itoa(dayTime(n.day).Year()), true
 	case "weekday":
-		return pick(r, weekdays)
+		return pick(r, weekdays), true
 	case "n":
-		return strconv.Itoa(2 + r.IntN(8))
+		return strconv.Itoa(2 + r.IntN(8)), true
 	case "n2":
-		return strconv.Itoa(10 + r.IntN(51))
+		return strconv.Itoa(10 + r.IntN(51)), true
 	case "num":
-		return strconv.Itoa(20 + 10*r.IntN(97))
+		return strconv.Itoa(20 + 10*r.IntN(97)), true
 	case "big":
-		return thousands(1000 * (5 + r.IntN(900)))
+		return thousands(1000 * (5 + r.IntN(900))), true
 	case "pct":
-		return strconv.Itoa(3+r.IntN(83)) + "%"
+		return strconv.Itoa(3+r.IntN(83)) + "%", true
 	case "ms":
-		return strconv.Itoa(40+10*r.IntN(90)) + " ms"
+		return strconv.Itoa(40+10*r.IntN(90)) + " ms", true
 	case "dur":
-		return pick(r, durations)
+		return pick(r, durations), true
 	case "x":
-		return pick(r, multipliers)
+		return pick(r, multipliers), true
 	case "slug":
-		return c.slug
+		return n.c.slug, true
 	}
-	if c.personal {
-		h := c.hob
-		switch name {
-		case "subject":
-			return c.sub.name
-		case "item":
-			return n.item
-		case "item2":
-			if r.IntN(2) == 0 {
-				return n.item2
-			}
-			return otherThan(r, c.sub.items, n.item)
-		case "tool":
-			return pick(r, h.tools)
-		case "technique":
-			return n.technique
-		case "problem":
-			if r.IntN(3) == 0 {
-				return pick(r, h.problems)
-			}
-			return n.problem
-		case "place":
-			return pick(r, h.places)
-		case "friend", "who", "who2", "person":
-			return pick(r, c.friends)
-		case "qty", "qty2":
-			u := h.units[r.IntN(len(h.units))]
-			return strconv.Itoa(u.min+u.step*r.IntN((u.max-u.min)/u.step+1)) + " " + u.name
-		case "adj":
-			return pick(r, h.adjs)
+	return "", false
+}
+
+// personalValue is a placeholder of a note on a hobby: its subject, items,
+// tools, friends, quantities.
+func (w *writer) personalValue(name string) string {
+	n, c, r := w.n, w.n.c, w.r
+	h := c.hob
+	switch name {
+	case "subject":
+		return c.sub.name
+	case "item":
+		return n.item
+	case "item2":
+		if r.IntN(2) == 0 {
+			return n.item2
 		}
-		return name
+		return otherThan(r, c.sub.items, n.item)
+	case "tool":
+		return pick(r, h.tools)
+	case "technique":
+		return n.technique
+	case "problem":
+		if r.IntN(3) == 0 {
+			return pick(r, h.problems)
+		}
+		return n.problem
+	case "place":
+		return pick(r, h.places)
+	case "friend", "who", "who2", "person":
+		return pick(r, c.friends)
+	case "qty", "qty2":
+		u := h.units[r.IntN(len(h.units))]
+		return strconv.Itoa(u.min+u.step*r.IntN((u.max-u.min)/u.step+1)) + " " + u.name
+	case "adj":
+		return pick(r, h.adjs)
 	}
+	return name
+}
+
+// workValue is a placeholder of a note on a system at work: its components,
+// problems, metrics, settings, versions, people.
+func (w *writer) workValue(name string) string {
+	n, c, r := w.n, w.n.c, w.r
 	d := c.dom
 	switch name {
 	case "sys":
@@ -164,13 +189,10 @@ func (w *writer) value(name string) string {
 		return n.ver
 	case "oldver":
 		return n.oldver
-	case "ver2", "ver3":
-		back := 1
-		if name == "ver3" {
-			back = 2
-		}
-		minor := c.minor0 + (n.day-c.start)/60
-		return fmt.Sprintf("v%d.%d.0", c.major, max(0, minor-back))
+	case "ver2":
+		return w.earlierVersion(1)
+	case "ver3":
+		return w.earlierVersion(2)
 	case "env":
 		return n.env
 	case "lead":
@@ -183,6 +205,14 @@ func (w *writer) value(name string) string {
 		return pick(r, regions)
 	}
 	return name
+}
+
+// earlierVersion is the system's release back minor versions before the
+// one current on the note's day.
+func (w *writer) earlierVersion(back int) string {
+	n, c := w.n, w.n.c
+	minor := c.minor0 + (n.day-c.start)/60
+	return fmt.Sprintf("v%d.%d.0", c.major, max(0, minor-back))
 }
 
 // render appends the whole note: frontmatter, title, sections.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval/gate"
+	"github.com/vault-rag/vault-rag/eval/report"
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/internal/stagetest"
@@ -331,7 +332,7 @@ func TestFrozenBaseline(t *testing.T) {
 			if len(c.Changes) > 0 || len(c.Flips) > 0 || c.Drift > 0 {
 				exact = false
 			}
-			for _, f := range c.Flips {
+			for _, f := range report.FindingLines(c.Flips) {
 				t.Logf("%s / %q: near-tie flip, allowed: %s", name, q, f)
 			}
 			if len(c.Changes) > 0 {
@@ -340,7 +341,7 @@ func TestFrozenBaseline(t *testing.T) {
 					why = "beyond what other kernels explain (" + strings.Join(kernels, ", ") + ")"
 				}
 				t.Errorf("%s / %q differs from %s, %s:\n  %s\n  want:\n    %s\n  got:\n    %s\nIf the change is intended, update it with %s",
-					name, q, frozenPath, why, strings.Join(c.Changes, "\n  "),
+					name, q, frozenPath, why, strings.Join(report.FindingLines(c.Changes), "\n  "),
 					strings.Join(wq.Ranked, "\n    "), strings.Join(gq.Ranked, "\n    "), updateCommand)
 			}
 		}

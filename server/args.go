@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,15 +26,16 @@ const MaxFilterBytes = 1024
 // args are a tool call's arguments, already checked against the tool's
 // declared parameters: every key is one the tool takes.
 type args struct {
-	tool string
-	m    map[string]any
+	tool   string
+	m      map[string]any
+	schema mcp.ToolInputSchema // the tool's parameters, as declared
 }
 
 // checkArgs refuses arguments that are not an object or that name a parameter
 // the tool does not declare, naming it, before any handler reads them. mcp-go
 // also advertises additionalProperties:false, but clients need not honour it.
 func checkArgs(t mcp.Tool, raw any) (args, error) {
-	a := args{tool: t.Name, m: map[string]any{}}
+	a := args{tool: t.Name, m: map[string]any{}, schema: t.InputSchema}
 	switch v := raw.(type) {
 	case nil:
 		return a, nil
@@ -86,6 +90,119 @@ func quoteAll(ss []string) string {
 		q = append(q, vault.QuoteInput(s))
 	}
 	return strings.Join(q, ", ")
+}
+
+// argSetter is a parameter type that reads its value itself: decode hands
+// it the parameter's string ("" when absent), which it checks and converts.
+type argSetter interface {
+	setArg(name, s string) error
+}
+
+var filterType = reflect.TypeFor[index.Filter]()
+
+// decode reads the call's parameters into dst, a pointer to a struct, field
+// by field in the fields' order, which is the order their errors are found
+// in. Each field names its parameter in an `arg` tag and is read as the
+// tool's schema declares that parameter:
+//   - a string; one the schema requires must be given and not blank; one
+//     with an enum is one of its values, or "";
+//   - an integer, within the schema's minimum and maximum;
+//   - a boolean.
+//
+// A field whose type is an argSetter reads its parameter itself, and an
+// untagged field of type index.Filter takes the filter parameters
+// (filterOptions, filter). An absent parameter leaves its field as it was,
+// so dst comes holding the defaults.
+func (a args) decode(dst any) error {
+	v := reflect.ValueOf(dst).Elem()
+	for i := range v.NumField() {
+		f, field := v.Field(i), v.Type().Field(i)
+		name := field.Tag.Get("arg")
+		if name == "" && field.Type == filterType {
+			filter, err := a.filter()
+			if err != nil {
+				return err
+			}
+			f.Set(reflect.ValueOf(filter))
+			continue
+		}
+		prop, ok := a.schema.Properties[name].(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: field %s reads parameter %q, which the tool does not declare", a.tool, field.Name, name)
+		}
+		if err := a.decodeField(name, prop, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeField reads one parameter, declared by prop, into f.
+func (a args) decodeField(name string, prop map[string]any, f reflect.Value) error {
+	if setter, ok := f.Addr().Interface().(argSetter); ok {
+		s, err := a.str(name)
+		if err != nil {
+			return err
+		}
+		return setter.setArg(name, s)
+	}
+	switch kind := prop["type"]; {
+	case kind == "string" && f.Kind() == reflect.String:
+		return a.decodeString(name, prop, f)
+	case kind == "integer" && f.Kind() == reflect.Int:
+		lo, okLo := number(prop["minimum"])
+		hi, okHi := number(prop["maximum"])
+		if !okLo || !okHi {
+			return fmt.Errorf("%s: integer parameter %q has no minimum and maximum", a.tool, name)
+		}
+		n, err := a.integer(name, int(lo), int(hi), int(f.Int()))
+		f.SetInt(int64(n))
+		return err
+	case kind == "boolean" && f.Kind() == reflect.Bool:
+		if !a.present(name) {
+			return nil
+		}
+		b, err := a.boolean(name)
+		f.SetBool(b)
+		return err
+	default:
+		return fmt.Errorf("%s: parameter %q, of type %v, cannot be read into a %s", a.tool, name, kind, f.Type())
+	}
+}
+
+// decodeString reads a string parameter: given and not blank when the schema
+// requires it, one of its enum's values (or "") when it has one.
+func (a args) decodeString(name string, prop map[string]any, f reflect.Value) error {
+	var s string
+	var err error
+	switch {
+	case slices.Contains(a.schema.Required, name):
+		s, err = a.requiredStr(name)
+	case !a.present(name):
+		return nil
+	default:
+		s, err = a.str(name)
+	}
+	if err != nil {
+		return err
+	}
+	if enum, ok := prop["enum"].([]string); ok && s != "" && !slices.Contains(enum, s) {
+		return fmt.Errorf("parameter %q is %s: it takes %s", name, vault.QuoteInput(s), quoteChoices(enum))
+	}
+	f.SetString(s)
+	return nil
+}
+
+// quoteChoices lists the values a parameter takes: "a", "b" or "c".
+func quoteChoices(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // present reports whether a parameter was given a non-null value.

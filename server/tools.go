@@ -317,82 +317,74 @@ type ScopeInfo struct {
 	Outcome string `json:"outcome"` // the vector stage's "filled: ...", "drained: ..." or "ladder-end: ..."
 }
 
+// searchArgs are vault_search's parameters (searchDef), decoded in this
+// order: the first that is wrong is the one a client hears of.
+type searchArgs struct {
+	Query    string `arg:"query"`
+	Keywords string `arg:"keywords"`
+	Answer   string `arg:"hypothetical_answer"`
+	K        int    `arg:"k"`
+	Filter   index.Filter
+	Explain  bool      `arg:"explain"`
+	Related  bool      `arg:"related"`
+	Detail   detailArg `arg:"detail"`
+	Sort     string    `arg:"sort"`
+	Now      clockArg  `arg:"now"`
+	Config   configArg `arg:"config"`
+}
+
+// detailArg is how much of each note a search shows (pipeline.ParseDetail;
+// absent, pipeline.DetailPassage).
+type detailArg pipeline.Detail
+
+func (d *detailArg) setArg(_, s string) error {
+	detail, err := pipeline.ParseDetail(s)
+	*d = detailArg(detail)
+	return err
+}
+
+// clockArg is a moment a client gives, RFC 3339 or YYYY-MM-DD (pipeline.ParseNow);
+// given says one was.
+type clockArg struct {
+	time.Time
+	given bool
+}
+
+func (c *clockArg) setArg(name, s string) error {
+	if s == "" {
+		return nil
+	}
+	t, ok := pipeline.ParseNow(s)
+	if !ok {
+		return fmt.Errorf("parameter %q is %s, neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD", name, vault.QuoteInput(s))
+	}
+	c.Time, c.given = t, true
+	return nil
+}
+
+// configArg is a configuration a client names: a bare name
+// (pipeline.ValidName), "" for the server's own.
+type configArg string
+
+func (c *configArg) setArg(name, s string) error {
+	if s != "" && !pipeline.ValidName(s) {
+		return fmt.Errorf("parameter %q is %s: %s", name, vault.QuoteInput(s), configNameRule)
+	}
+	*c = configArg(s)
+	return nil
+}
+
 func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
-	query, err := a.requiredStr("query")
-	if err != nil {
-		return SearchResult{}, err
-	}
-	keywords, err := a.str("keywords")
-	if err != nil {
-		return SearchResult{}, err
-	}
-	answer, err := a.str("hypothetical_answer")
-	if err != nil {
-		return SearchResult{}, err
-	}
-	k, err := a.integer("k", 1, MaxK, DefaultK)
-	if err != nil {
-		return SearchResult{}, err
-	}
-	f, err := a.filter()
-	if err != nil {
-		return SearchResult{}, err
-	}
-	explain, err := a.boolean("explain")
-	if err != nil {
-		return SearchResult{}, err
-	}
-	related, err := a.boolean("related")
-	if err != nil {
-		return SearchResult{}, err
-	}
-	detailText, err := a.str("detail")
-	if err != nil {
-		return SearchResult{}, err
-	}
-	detail, err := pipeline.ParseDetail(detailText)
-	if err != nil {
-		return SearchResult{}, err
-	}
-	order, err := a.str("sort")
-	if err != nil {
-		return SearchResult{}, err
-	}
-	if order != "" && order != SortRelevance && order != SortDate && order != SortDateDesc {
-		return SearchResult{}, fmt.Errorf("parameter %q is %s: it takes %q, %q or %q", "sort", vault.QuoteInput(order), SortRelevance, SortDate, SortDateDesc)
-	}
-	nowText, err := a.str("now")
-	if err != nil {
+	p := searchArgs{K: DefaultK}
+	if err := a.decode(&p); err != nil {
 		return SearchResult{}, err
 	}
 	now := s.opts.Clock().UTC()
-	if nowText != "" {
-		var ok bool
-		if now, ok = pipeline.ParseNow(nowText); !ok {
-			return SearchResult{}, fmt.Errorf("parameter %q is %s, neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD", "now", vault.QuoteInput(nowText))
-		}
+	if p.Now.given {
+		now = p.Now.Time
 	}
-	name, err := a.str("config")
+	cfg, err := s.searchConfig(string(p.Config))
 	if err != nil {
-		return SearchResult{}, err
-	}
-	if name == "" {
-		name = s.opts.ConfigName
-	} else if !pipeline.ValidName(name) {
-		return SearchResult{}, fmt.Errorf("parameter %q is %s: %s", "config", vault.QuoteInput(name), configNameRule)
-	}
-	cfg, err := pipeline.Find(s.opts.ConfigRoot, name)
-	if err != nil {
-		// Where the configurations live is the server's business: the
-		// client is told the name is unknown, or that the file is broken,
-		// and the server's log has the whole error.
-		if errors.Is(err, pipeline.ErrNoConfig) {
-			return SearchResult{}, fmt.Errorf("no configuration named %s in configs/ or experiments/", vault.QuoteInput(name))
-		}
-		s.log.Warn("configuration cannot be loaded", "config", name, "err", err)
-		return SearchResult{}, fmt.Errorf("configuration %s cannot be loaded; the server's log says why", vault.QuoteInput(name))
-	}
-	if err := s.checkModels(cfg); err != nil {
 		return SearchResult{}, err
 	}
 	h, release, waited, err := s.acquireFirst(ctx)
@@ -400,8 +392,8 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 		return SearchResult{}, err
 	}
 	defer release()
-	res, _, err := pipeline.Run(ctx, h.env, cfg, pipeline.Request{Text: query, Keywords: keywords, Answer: answer, Filter: f, Now: now, K: k,
-		Explain: explain, Detail: detail, Related: related})
+	res, _, err := pipeline.Run(ctx, h.env, cfg, pipeline.Request{Text: p.Query, Keywords: p.Keywords, Answer: p.Answer, Filter: p.Filter, Now: now, K: p.K,
+		Explain: p.Explain, Detail: pipeline.Detail(p.Detail), Related: p.Related})
 	if err != nil {
 		if errors.Is(err, models.ErrNotInstalled) {
 			return SearchResult{}, fmt.Errorf("configuration %s cannot run: %w", cfg.Name, err)
@@ -412,12 +404,12 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 	if err != nil {
 		return SearchResult{}, err
 	}
-	out := SearchAnswer(res, explain)
+	out := SearchAnswer(res, p.Explain)
 	out.Degraded, out.WaitedMS = s.degradedStages(), waited.Milliseconds()
-	if explain {
+	if p.Explain {
 		out.Now = now.Format(time.RFC3339)
 	}
-	sortNotes(out.Notes, order)
+	sortNotes(out.Notes, p.Sort)
 	if !cov.Complete() {
 		c := coverageOf(cov)
 		out.Vectors = &c
@@ -425,20 +417,50 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 			out.Building = buildHolderOf(holder)
 		}
 	}
-	if !f.Empty() {
-		out.Scope = &ScopeInfo{Filter: filterOf(f)}
-		var outcomes []string
-		for _, st := range res.Stages {
-			if st.Outcome != 0 {
-				outcomes = append(outcomes, st.Info)
-			}
-		}
-		out.Scope.Outcome = strings.Join(outcomes, "; ")
-		if out.Scope.Outcome == "" {
-			out.Scope.Outcome = "no vector stage: filters applied inside the keyword search, no escalation needed"
-		}
+	if !p.Filter.Empty() {
+		out.Scope = scopeOf(p.Filter, res.Stages)
 	}
 	return out, nil
+}
+
+// searchConfig loads the configuration a search names, the server's own
+// for "", refusing one that needs a model that is not installed.
+func (s *Server) searchConfig(name string) (*pipeline.Config, error) {
+	if name == "" {
+		name = s.opts.ConfigName
+	}
+	cfg, err := pipeline.Find(s.opts.ConfigRoot, name)
+	if err != nil {
+		// Where the configurations live is the server's business: the
+		// client is told the name is unknown, or that the file is broken,
+		// and the server's log has the whole error.
+		if errors.Is(err, pipeline.ErrNoConfig) {
+			return nil, fmt.Errorf("no configuration named %s in configs/ or experiments/", vault.QuoteInput(name))
+		}
+		s.log.Warn("configuration cannot be loaded", "config", name, "err", err)
+		return nil, fmt.Errorf("configuration %s cannot be loaded; the server's log says why", vault.QuoteInput(name))
+	}
+	if err := s.checkModels(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// scopeOf is how a filtered search ended: the outcomes of its vector
+// stages' scope searches.
+func scopeOf(f index.Filter, stages []pipeline.StageInfo) *ScopeInfo {
+	scope := &ScopeInfo{Filter: filterOf(f)}
+	var outcomes []string
+	for _, st := range stages {
+		if st.Outcome != 0 {
+			outcomes = append(outcomes, st.Info)
+		}
+	}
+	scope.Outcome = strings.Join(outcomes, "; ")
+	if scope.Outcome == "" {
+		scope.Outcome = "no vector stage: filters applied inside the keyword search, no escalation needed"
+	}
+	return scope
 }
 
 // SearchAnswer is a pipeline result as vault_search answers it, and as

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
+	"github.com/vault-rag/vault-rag/pipeline"
 )
 
 // These tests need no model: they run wherever the package builds.
@@ -72,6 +74,80 @@ func TestCheckArgs(t *testing.T) {
 		if _, err := a.integer(name, 1, 3, 0); err == nil {
 			t.Errorf("integer(%s) accepted %v", name, a.m[name])
 		}
+	}
+}
+
+// TestDecodeSearchArgs: vault_search's arguments decode into searchArgs as
+// its schema declares them, every field from a parameter it declares, the
+// defaults kept for those not given.
+func TestDecodeSearchArgs(t *testing.T) {
+	decode := func(m map[string]any) (searchArgs, error) {
+		a, err := checkArgs(searchDef(nil), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := searchArgs{K: DefaultK}
+		return p, a.decode(&p)
+	}
+	p, err := decode(map[string]any{"query": "q", "keywords": "kw", "hypothetical_answer": "ans", "k": 7, "path": "a/", "topics": []any{"x"},
+		"explain": true, "related": true, "detail": "brief", "sort": SortDate, "now": "2026-03-01", "config": "keyword"})
+	want := searchArgs{Query: "q", Keywords: "kw", Answer: "ans", K: 7, Filter: index.Filter{PathPrefix: "a/", Topics: []string{"x"}},
+		Explain: true, Related: true, Detail: detailArg(pipeline.DetailBrief), Sort: SortDate,
+		Now: clockArg{Time: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), given: true}, Config: "keyword"}
+	if err != nil || !reflect.DeepEqual(p, want) {
+		t.Errorf("decoded %+v, %v\nwant %+v", p, err, want)
+	}
+	p, err = decode(map[string]any{"query": "q", "k": nil})
+	if want := (searchArgs{Query: "q", K: DefaultK, Detail: detailArg(pipeline.DetailPassage)}); err != nil || !reflect.DeepEqual(p, want) {
+		t.Errorf("only a query: %+v, %v; want the defaults %+v", p, err, want)
+	}
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"query": "q", "sort": "size"}, `parameter "sort" is "size": it takes "relevance", "date" or "date_desc"`},
+		{map[string]any{"query": "q", "k": 51}, `parameter "k" is 51, outside 1..50`},
+		{map[string]any{"query": "q", "explain": "yes"}, `parameter "explain" must be true or false, not a string`},
+		{map[string]any{"query": "q", "now": "yesterday"}, `parameter "now" is "yesterday", neither RFC 3339 (2026-03-01T12:00:00Z) nor YYYY-MM-DD`},
+		// The first parameter in searchArgs' order is the one refused.
+		{map[string]any{"query": " ", "k": 51}, `parameter "query" is empty`},
+		{map[string]any{"query": "q", "k": 0, "sort": "x"}, `parameter "k" is 0, outside 1..50`},
+		{map[string]any{"query": "q", "detail": "full", "sort": 3}, `bad query: detail "full" is not brief, passage or section`},
+	} {
+		if _, err := decode(tc.args); err == nil || err.Error() != tc.want {
+			t.Errorf("%v: %v, want %s", tc.args, err, tc.want)
+		}
+	}
+
+	// A struct that does not match the schema is refused, naming the field.
+	tool := mcp.NewTool("t", mcp.WithString("s"), mcp.WithInteger("n"), mcp.WithBoolean("b"))
+	a, err := checkArgs(tool, map[string]any{"s": "x", "n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dst  any
+		want string
+	}{
+		{&struct {
+			X string `arg:"x"`
+		}{}, `t: field X reads parameter "x", which the tool does not declare`},
+		{&struct {
+			N int `arg:"n"`
+		}{}, `t: integer parameter "n" has no minimum and maximum`},
+		{&struct {
+			S int `arg:"s"`
+		}{}, `t: parameter "s", of type string, cannot be read into a int`},
+		{&struct {
+			B string `arg:"b"`
+		}{}, `t: parameter "b", of type boolean, cannot be read into a string`},
+	} {
+		if err := a.decode(tc.dst); err == nil || err.Error() != tc.want {
+			t.Errorf("decode into %T: %v, want %s", tc.dst, err, tc.want)
+		}
+	}
+	if got := quoteChoices([]string{"a"}) + "|" + quoteChoices([]string{"a", "b"}); got != `"a"|"a" or "b"` {
+		t.Errorf("quoteChoices: %s", got)
 	}
 }
 

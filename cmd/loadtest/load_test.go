@@ -134,9 +134,9 @@ func buildBinary(t *testing.T, root string) string {
 func TestBuildPlan(t *testing.T) {
 	cat := catalog{
 		Notes: []note{
-			{Path: "a/one.md", Title: "One", NoteMeta: server.NoteMeta{Type: "knowledge", Date: "2025-02-10", Project: "p", Status: "active", Topics: []string{"x", "y"}},
+			{ListNote: server.ListNote{Path: "a/one.md", Title: "One", NoteMeta: server.NoteMeta{Type: "knowledge", Date: "2025-02-10", Project: "p", Status: "active", Topics: []string{"x", "y"}}},
 				Headings: []string{"Alpha", "Beta"}, Excerpts: []string{strings.Repeat("words about things ", 6)}},
-			{Path: "b/c/two.md", Title: "Two", NoteMeta: server.NoteMeta{Type: "session", Date: "2024-12-31"}, Headings: []string{}},
+			{ListNote: server.ListNote{Path: "b/c/two.md", Title: "Two", NoteMeta: server.NoteMeta{Type: "session", Date: "2024-12-31"}}, Headings: []string{}},
 		},
 		Queries: []string{"first query", "second query"},
 	}
@@ -190,7 +190,7 @@ func TestBuildPlan(t *testing.T) {
 
 // TestChecks feeds the answer checks right and wrong answers.
 func TestChecks(t *testing.T) {
-	cat := catalog{Notes: []note{{Path: "a/one.md", NoteMeta: server.NoteMeta{Type: "knowledge"}, Headings: []string{"## Alpha"}}}, Queries: []string{"q"}}
+	cat := catalog{Notes: []note{{ListNote: server.ListNote{Path: "a/one.md", NoteMeta: server.NoteMeta{Type: "knowledge"}}, Headings: []string{"## Alpha"}}}, Queries: []string{"q"}}
 	g := generator{cat: cat, rng: rand.New(rand.NewPCG(1, 2))}
 	var list step
 	for range 1000 { // an unfiltered first page
@@ -231,11 +231,57 @@ func TestChecks(t *testing.T) {
 		t.Error("a read of the wrong section passes its check")
 	}
 
+	search := step{}
+	for range 1000 { // a plain search: no filter, configuration or explain
+		if search = g.search(); len(search.Args) == 2 {
+			break
+		}
+	}
+	okSearch := `{"config":"shipping","notes":[{"rank":1,"path":"a/one.md","title":"One","match":{"ranks":{"keyword":1}},"passages":[{"text":"t"}]}]}`
+	if err := search.check(okSearch); err != nil {
+		t.Errorf("a right search fails its check: %v", err)
+	}
+	for name, bad := range map[string]string{
+		"stages without explain": strings.Replace(okSearch, `]}]}`, `]}],"stages":[{"stage":"keyword","count":1,"ms":1}]}`, 1),
+		"wrong rank":             strings.Replace(okSearch, `"rank":1`, `"rank":2`, 1),
+		"no passage":             strings.Replace(okSearch, `[{"text":"t"}]`, `[]`, 1),
+	} {
+		if err := search.check(bad); err == nil {
+			t.Errorf("%s: the search check passed %s", name, bad)
+		}
+	}
+
+	delta := g.delta()
+	var items []string
+	for i := range delta.Args["items"].([]any) {
+		items = append(items, fmt.Sprintf(`{"index":%d,"status":"new"}`, i))
+	}
+	okDelta := `{"threshold":0.8,"model":"m","items":[` + strings.Join(items, ",") + `],"counts":{"new":1}}`
+	if err := delta.check(okDelta); err != nil {
+		t.Errorf("a right delta fails its check: %v", err)
+	}
+	if err := delta.check(strings.Replace(okDelta, `"status":"new"`, `"status":"maybe"`, 1)); err == nil {
+		t.Error("a delta item of an unknown status passes its check")
+	}
+
 	if _, err := checkReindex(`{"run":2,"mode":"incremental","changed":0}`); err == nil {
 		t.Error("a reindex that saw no change passes its check")
 	}
-	if b, err := checkReindex(`{"run":2,"mode":"incremental","changed":1,"embedded":1}`); err != nil || b.Run != 2 {
+	if b, err := checkReindex(`{"run":2,"mode":"incremental","changed":1,"embedded":1,"skipped":[],"took_ms":40}`); err != nil ||
+		b != (BuildSummary{Run: 2, BuildCounts: server.BuildCounts{Mode: "incremental", Changed: 1, Embedded: 1}, TookMS: 40}) {
 		t.Errorf("checkReindex: %+v, %v", b, err)
+	}
+}
+
+// TestLastBuild: /health's last build, as the report records it.
+func TestLastBuild(t *testing.T) {
+	if b := lastBuild(server.Health{}); b != nil {
+		t.Errorf("no build yet: %+v", b)
+	}
+	var h server.Health
+	h.Reindex.LastReport = &server.ReportBrief{BuildCounts: server.BuildCounts{Mode: "full", Notes: 3, Embedded: 9}, Skipped: 1, TookMS: 120}
+	if b := lastBuild(h); b == nil || *b != (BuildSummary{BuildCounts: server.BuildCounts{Mode: "full", Notes: 3, Embedded: 9}, TookMS: 120}) {
+		t.Errorf("last build %+v", b)
 	}
 }
 

@@ -13,16 +13,17 @@ import (
 	"github.com/vault-rag/vault-rag/server"
 )
 
-// Tool names, as the server declares them.
+// The tools the load calls, as the server names them.
 const (
-	toolSearch  = "vault_search"
-	toolRead    = "vault_read"
-	toolList    = "vault_list"
-	toolDelta   = "vault_delta"
-	toolReindex = "vault_reindex"
+	toolSearch  = server.ToolSearch
+	toolRead    = server.ToolRead
+	toolList    = server.ToolList
+	toolDelta   = server.ToolDelta
+	toolReindex = server.ToolReindex
 )
 
-// toolOrder is the order tools appear in reports.
+// toolOrder is the order tools appear in reports: those of the mix, most
+// called first, then the one reindex.
 var toolOrder = []string{toolSearch, toolRead, toolList, toolDelta, toolReindex}
 
 // The mix of the load, in percent of the calls other than the one reindex;
@@ -42,13 +43,12 @@ type step struct {
 	check func(text string) error
 }
 
-// note is one note of the vault as the server lists and reads it.
+// note is one note of the vault as the server lists it, with what reading
+// it gave.
 type note struct {
-	Path  string `json:"path"`
-	Title string `json:"title"`
-	server.NoteMeta
-	Headings []string `json:"-"`
-	Excerpts []string `json:"-"` // paragraphs of its body, for vault_delta items
+	server.ListNote
+	Headings []string // its outline, as vault_read gives it
+	Excerpts []string // paragraphs of its body, for vault_delta items
 }
 
 // catalog is what the plan draws from: the vault's notes (from vault_list and
@@ -260,17 +260,7 @@ func (g generator) search() step {
 		args["config"] = config
 	}
 	return step{Tool: toolSearch, Args: args, check: func(text string) error {
-		var res struct {
-			Config string `json:"config"`
-			Notes  []struct {
-				Rank     int               `json:"rank"`
-				Path     string            `json:"path"`
-				Type     string            `json:"type"`
-				Project  string            `json:"project"`
-				Passages []json.RawMessage `json:"passages"`
-			} `json:"notes"`
-			Stages []json.RawMessage `json:"stages"`
-		}
+		var res server.SearchResult
 		if err := decode(text, &res); err != nil {
 			return err
 		}
@@ -314,12 +304,7 @@ func (g generator) read() step {
 		args["section"] = section
 	}
 	return step{Tool: toolRead, Args: args, check: func(text string) error {
-		var res struct {
-			Path     string   `json:"path"`
-			Section  string   `json:"section"`
-			Headings []string `json:"headings"`
-			Content  string   `json:"content"`
-		}
+		var res server.ReadResult
 		if err := decode(text, &res); err != nil {
 			return err
 		}
@@ -355,13 +340,7 @@ func (g generator) list() step {
 	args["limit"], args["offset"] = limit, offset
 	total := len(g.cat.Notes)
 	return step{Tool: toolList, Args: args, check: func(text string) error {
-		var res struct {
-			Total  int    `json:"total"`
-			Offset int    `json:"offset"`
-			Limit  int    `json:"limit"`
-			Next   *int   `json:"next_offset"`
-			Notes  []note `json:"notes"`
-		}
+		var res server.ListResult
 		if err := decode(text, &res); err != nil {
 			return err
 		}
@@ -376,9 +355,9 @@ func (g generator) list() step {
 			return fmt.Errorf("unfiltered list counts %d notes, the vault has %d", res.Total, total)
 		case len(res.Notes) != max(0, min(limit, res.Total-offset)):
 			return fmt.Errorf("list returned %d notes at offset %d of %d (limit %d)", len(res.Notes), offset, res.Total, limit)
-		case (res.Next != nil) != (offset+limit < res.Total):
-			return fmt.Errorf("list next_offset %v at offset %d limit %d of %d", res.Next, offset, limit, res.Total)
-		case !slices.IsSortedFunc(res.Notes, func(a, b note) int { return strings.Compare(a.Path, b.Path) }):
+		case (res.NextOffset != nil) != (offset+limit < res.Total):
+			return fmt.Errorf("list next_offset %v at offset %d limit %d of %d", res.NextOffset, offset, limit, res.Total)
+		case !slices.IsSortedFunc(res.Notes, func(a, b server.ListNote) int { return strings.Compare(a.Path, b.Path) }):
 			return errors.New("list is not in path order")
 		}
 		for _, n := range res.Notes {
@@ -409,12 +388,7 @@ func (g generator) delta() step {
 		items = append(items, it)
 	}
 	return step{Tool: toolDelta, Args: map[string]any{"items": items}, check: func(text string) error {
-		var res struct {
-			Items []struct {
-				Index  int    `json:"index"`
-				Status string `json:"status"`
-			} `json:"items"`
-		}
+		var res server.DeltaResult
 		if err := decode(text, &res); err != nil {
 			return err
 		}
@@ -422,7 +396,7 @@ func (g generator) delta() step {
 			return fmt.Errorf("delta judged %d items of %d", len(res.Items), count)
 		}
 		for i, it := range res.Items {
-			if it.Index != i || (it.Status != "covered" && it.Status != "new" && it.Status != "unscored: language") {
+			if it.Index != i || (it.Status != server.StatusCovered && it.Status != server.StatusNew && it.Status != server.StatusLanguage) {
 				return fmt.Errorf("delta item %d: index %d, status %q", i, it.Index, it.Status)
 			}
 		}
@@ -433,10 +407,11 @@ func (g generator) delta() step {
 // checkReindex judges the mid-run reindex: an incremental build that saw the
 // one note changed.
 func checkReindex(text string) (BuildSummary, error) {
-	var b BuildSummary
-	if err := decode(text, &b); err != nil {
-		return b, err
+	var res server.ReindexResult
+	if err := decode(text, &res); err != nil {
+		return BuildSummary{}, err
 	}
+	b := BuildSummary{Run: res.Run, BuildCounts: res.BuildCounts, TookMS: res.TookMS}
 	if b.Changed < 1 || b.Added != 0 || b.Removed != 0 {
 		return b, fmt.Errorf("reindex after changing one note reports changed %d, added %d, removed %d", b.Changed, b.Added, b.Removed)
 	}

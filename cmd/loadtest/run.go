@@ -25,6 +25,7 @@ import (
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/measure"
 	"github.com/vault-rag/vault-rag/internal/vaultfs"
+	"github.com/vault-rag/vault-rag/server"
 )
 
 // Options configure one load run. DefaultOptions gives the defaults; an
@@ -162,22 +163,7 @@ func (r *runner) logf(format string, args ...any) {
 }
 
 func (r *runner) run(ctx context.Context) error {
-	// The vault: a copy, digested before anything runs against it.
-	src := filepath.Join(r.o.Root, "vault")
-	srcBefore, err := vaultfs.Digest(src)
-	if err != nil {
-		return err
-	}
-	r.vault = filepath.Join(r.tmp, "vault")
-	if err := vaultfs.CopyTree(src, r.vault); err != nil {
-		return err
-	}
-	notePath := filepath.Join(r.vault, filepath.FromSlash(r.o.Note))
-	original, err := os.ReadFile(notePath)
-	if err != nil {
-		return fmt.Errorf("the note to modify: %w", err)
-	}
-	before, err := vaultfs.Digest(r.vault)
+	v, err := r.copyVault()
 	if err != nil {
 		return err
 	}
@@ -195,19 +181,9 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	defer r.server.kill()
-	h, err := r.server.waitReady(ctx, true)
-	if err != nil {
+	if err := r.ready(ctx, start); err != nil {
 		return err
 	}
-	r.rep.Index.ReadySeconds = time.Since(start).Seconds()
-	r.rep.Index.Notes, r.rep.Index.Chunks = h.Notes, h.Chunks
-	r.rep.Index.StartupBuild = h.Reindex.LastReport
-	if b := h.Reindex.LastReport; r.rep.Index.Seeded && b != nil {
-		r.rep.Index.SeedCurrent = b.Embedded == 0
-	}
-	r.rep.Degraded = h.DegradedStages
-	r.logf("server ready in %.1fs: %d notes, %d chunks; startup build %+v", r.rep.Index.ReadySeconds, h.Notes, h.Chunks, h.Reindex.LastReport)
-
 	if err := r.idleMemory(ctx, env); err != nil {
 		return err
 	}
@@ -218,29 +194,91 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	defer ctl.Close()
-	cat, err := r.catalog(ctx, ctl)
+	cat, err := r.beforeLoad(ctx, ctl)
 	if err != nil {
 		return err
+	}
+	if err := r.load(ctx, cat, v.notePath); err != nil {
+		return err
+	}
+	r.afterLoad(ctx, ctl)
+	ctl.Close()
+	return r.shutdown(v)
+}
+
+// vaultCopy is the run's copy of the vault (runner.vault) and what the end
+// of the run compares it with.
+type vaultCopy struct {
+	src       string       // the checkout's vault, copied
+	srcBefore vaultfs.Tree // its digest before the run
+	before    vaultfs.Tree // the copy's digest before the run
+	notePath  string       // the note the run appends to
+	original  []byte       // that note before the run
+}
+
+// copyVault copies the checkout's vault, digested before anything runs
+// against it, into the temporary folder.
+func (r *runner) copyVault() (vaultCopy, error) {
+	v := vaultCopy{src: filepath.Join(r.o.Root, "vault")}
+	var err error
+	if v.srcBefore, err = vaultfs.Digest(v.src); err != nil {
+		return v, err
+	}
+	r.vault = filepath.Join(r.tmp, "vault")
+	if err := vaultfs.CopyTree(v.src, r.vault); err != nil {
+		return v, err
+	}
+	v.notePath = filepath.Join(r.vault, filepath.FromSlash(r.o.Note))
+	if v.original, err = os.ReadFile(v.notePath); err != nil {
+		return v, fmt.Errorf("the note to modify: %w", err)
+	}
+	v.before, err = vaultfs.Digest(r.vault)
+	return v, err
+}
+
+// ready waits for the server started at start to be ready, and records its
+// index and startup build.
+func (r *runner) ready(ctx context.Context, start time.Time) error {
+	h, err := r.server.waitReady(ctx, true)
+	if err != nil {
+		return err
+	}
+	r.rep.Index.ReadySeconds = time.Since(start).Seconds()
+	r.rep.Index.Notes, r.rep.Index.Chunks = h.Notes, h.Chunks
+	r.rep.Index.StartupBuild = lastBuild(h)
+	if b := r.rep.Index.StartupBuild; r.rep.Index.Seeded && b != nil {
+		r.rep.Index.SeedCurrent = b.Embedded == 0
+	}
+	r.rep.Degraded = h.DegradedStages
+	r.logf("server ready in %.1fs: %d notes, %d chunks; startup build %+v", r.rep.Index.ReadySeconds, h.Notes, h.Chunks, r.rep.Index.StartupBuild)
+	return nil
+}
+
+// beforeLoad reads the catalog, checks the marker is not yet found, and
+// makes the first search, reading the memory after it.
+func (r *runner) beforeLoad(ctx context.Context, ctl *client.Client) (catalog, error) {
+	cat, err := r.catalog(ctx, ctl)
+	if err != nil {
+		return cat, err
 	}
 	r.marker = "vaultragload" + randomHex(8)
 	found, err := markerTop(ctx, ctl, r.marker, "keyword")
 	if err != nil {
-		return fmt.Errorf("marker search before the load: %w", err)
+		return cat, fmt.Errorf("marker search before the load: %w", err)
 	}
 	r.rep.Checks.MarkerAbsentBefore = found == ""
 	if _, err := callTool(ctx, ctl, toolSearch, map[string]any{"query": cat.Queries[0]}); err != nil {
-		return fmt.Errorf("first search: %w", err)
+		return cat, fmt.Errorf("first search: %w", err)
 	}
 	if rss, _, err := r.server.memory(); err == nil {
 		r.rep.Memory.AfterFirstSearchKB = rss
 	}
+	return cat, nil
+}
 
-	// The load.
-	if err := r.load(ctx, cat, notePath); err != nil {
-		return err
-	}
-
-	// After: the change is searchable, memory, the server's own account.
+// afterLoad checks the change is searchable, and records the memory and the
+// server's own account of its builds.
+func (r *runner) afterLoad(ctx context.Context, ctl *client.Client) {
 	if top, err := markerTop(ctx, ctl, r.marker, "keyword"); err == nil {
 		r.rep.Checks.MarkerTopAfter = top == r.o.Note
 	} else {
@@ -257,26 +295,28 @@ func (r *runner) run(ctx context.Context) error {
 	if h, err := r.server.health(ctx); err == nil {
 		r.rep.ServerBuilds = h.Reindex.Builds
 	}
-	ctl.Close()
+}
 
-	// Shutdown, then the vault.
+// shutdown stops the server, then checks the vault copy changed only by the
+// marker line and the checkout's vault not at all.
+func (r *runner) shutdown(v vaultCopy) error {
 	r.logf("sending SIGTERM")
 	r.rep.Exit = r.server.stop(stopLimit)
 	after, err := vaultfs.Digest(r.vault)
 	if err != nil {
 		return err
 	}
-	r.rep.Checks.VaultDiffs = vaultfs.Diff(before, after, r.o.Note)
-	now, err := os.ReadFile(notePath)
+	r.rep.Checks.VaultDiffs = vaultfs.Diff(v.before, after, r.o.Note)
+	now, err := os.ReadFile(v.notePath)
 	if err != nil {
 		return fmt.Errorf("read the modified note: %w", err)
 	}
-	r.rep.Checks.NoteAsWritten = string(now) == string(original)+r.markerLine()
-	srcAfter, err := vaultfs.Digest(src)
+	r.rep.Checks.NoteAsWritten = string(now) == string(v.original)+r.markerLine()
+	srcAfter, err := vaultfs.Digest(v.src)
 	if err != nil {
 		return err
 	}
-	r.rep.Checks.SourceVaultDiffs = vaultfs.Diff(srcBefore, srcAfter, "")
+	r.rep.Checks.SourceVaultDiffs = vaultfs.Diff(v.srcBefore, srcAfter, "")
 	return nil
 }
 
@@ -335,7 +375,7 @@ func (r *runner) idleMemory(ctx context.Context, env []string) error {
 	}
 	r.rep.Memory.IdleKB = rss
 	if h, err := r.server.health(ctx); err == nil {
-		_, r.rep.Memory.IdleEmbedderLoaded, _ = h.embedder()
+		_, r.rep.Memory.IdleEmbedderLoaded, _ = embedder(h)
 	}
 	if !r.o.IdleProbe {
 		return nil
@@ -355,7 +395,7 @@ func (r *runner) idleMemory(ctx context.Context, env []string) error {
 		r.rep.Memory.IdleNoWatchKB = rss
 	}
 	if h, err := probe.health(ctx); err == nil {
-		_, loaded, _ := h.embedder()
+		_, loaded, _ := embedder(h)
 		r.rep.Memory.IdleNoWatchEmbedderLoaded = &loaded
 	}
 	e := probe.stop(stopLimit)
@@ -376,30 +416,23 @@ func (r *runner) catalog(ctx context.Context, c *client.Client) (catalog, error)
 	if err != nil {
 		return cat, fmt.Errorf("catalog: %w", err)
 	}
-	var list struct {
-		Total int    `json:"total"`
-		Notes []note `json:"notes"`
-	}
+	var list server.ListResult
 	if err := decode(text, &list); err != nil {
 		return cat, fmt.Errorf("catalog: %w", err)
 	}
 	if list.Total == 0 || list.Total != len(list.Notes) {
 		return cat, fmt.Errorf("catalog: vault_list gave %d of %d notes", len(list.Notes), list.Total)
 	}
-	for _, n := range list.Notes {
-		text, err := callTool(ctx, c, toolRead, map[string]any{"path": n.Path})
+	for _, ln := range list.Notes {
+		text, err := callTool(ctx, c, toolRead, map[string]any{"path": ln.Path})
 		if err != nil {
 			return cat, fmt.Errorf("catalog: %w", err)
 		}
-		var rd struct {
-			Headings []string `json:"headings"`
-			Content  string   `json:"content"`
-		}
+		var rd server.ReadResult
 		if err := decode(text, &rd); err != nil {
 			return cat, fmt.Errorf("catalog: %w", err)
 		}
-		n.Headings, n.Excerpts = rd.Headings, excerpts(rd.Content, 4)
-		cat.Notes = append(cat.Notes, n)
+		cat.Notes = append(cat.Notes, note{ListNote: ln, Headings: rd.Headings, Excerpts: excerpts(rd.Content, 4)})
 	}
 	if !slices.ContainsFunc(cat.Notes, func(n note) bool { return n.Path == r.o.Note }) {
 		return cat, fmt.Errorf("the note to modify, %s, is not in the index", r.o.Note)
@@ -636,11 +669,7 @@ func searchPaths(ctx context.Context, c *client.Client, args map[string]any) ([]
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
-		Notes []struct {
-			Path string `json:"path"`
-		} `json:"notes"`
-	}
+	var res server.SearchResult
 	if err := decode(text, &res); err != nil {
 		return nil, err
 	}

@@ -23,41 +23,26 @@ import (
 // load test cannot run (the test skips on it).
 var ErrNoEmbedder = errors.New("the embedder is not installed")
 
-// health is the part of GET /health the load test reads.
-type health struct {
-	Status string `json:"status"`
-	Index  string `json:"index"`
-	Notes  int    `json:"notes"`
-	Chunks int    `json:"chunks"`
-	Models []struct {
-		Name      string `json:"name"`
-		Role      string `json:"role"`
-		Installed bool   `json:"installed"`
-		Loaded    bool   `json:"loaded"`
-		Problem   string `json:"problem"`
-	} `json:"models"`
-	DegradedStages []string `json:"degraded_stages"`
-	Reindex        struct {
-		Running    bool          `json:"running"`
-		Queued     bool          `json:"queued"`
-		Builds     int           `json:"builds"`
-		LastRun    int           `json:"last_run"`
-		LastReport *BuildSummary `json:"last_report"`
-		LastError  string        `json:"last_error"`
-	} `json:"reindex"`
-	Watch bool `json:"watch"`
-}
-
-// BuildSummary is what the server reports about one index build.
+// BuildSummary is what the server reports about one index build: a
+// vault_reindex answer's figures, or those of /health's last build (no run).
 type BuildSummary struct {
 	Run int `json:"run,omitempty"`
 	server.BuildCounts
 	TookMS int64 `json:"took_ms"`
 }
 
+// lastBuild is /health's last build, nil when there is none.
+func lastBuild(h server.Health) *BuildSummary {
+	b := h.Reindex.LastReport
+	if b == nil {
+		return nil
+	}
+	return &BuildSummary{BuildCounts: b.BuildCounts, TookMS: b.TookMS}
+}
+
 // embedder reports whether the server's embedder is installed, whether it is
 // loaded in memory, and what is wrong with it.
-func (h health) embedder() (installed, loaded bool, problem string) {
+func embedder(h server.Health) (installed, loaded bool, problem string) {
 	for _, m := range h.Models {
 		if m.Role == models.RoleEmbedder {
 			return m.Installed, m.Loaded, m.Problem
@@ -131,8 +116,8 @@ func (p *proc) running() bool {
 }
 
 // health fetches and decodes GET /health.
-func (p *proc) health(ctx context.Context) (health, error) {
-	var h health
+func (p *proc) health(ctx context.Context) (server.Health, error) {
+	var h server.Health
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/health", nil)
 	if err != nil {
 		return h, fmt.Errorf("health request: %w", err)
@@ -155,16 +140,16 @@ func (p *proc) health(ctx context.Context) (health, error) {
 // waitReady polls /health until the index is served and, with catchUp, the
 // startup build (the watcher's catch-up, or the first full build) has
 // finished. It returns ErrNoEmbedder at once when the embedder is missing.
-func (p *proc) waitReady(ctx context.Context, catchUp bool) (health, error) {
+func (p *proc) waitReady(ctx context.Context, catchUp bool) (server.Health, error) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	var last error
 	for {
 		select {
 		case <-ctx.Done():
-			return health{}, fmt.Errorf("wait for the server to be ready (last: %v): %w", last, ctx.Err())
+			return server.Health{}, fmt.Errorf("wait for the server to be ready (last: %v): %w", last, ctx.Err())
 		case <-p.exited:
-			return health{}, fmt.Errorf("the server exited before it was ready (%v); its log ends:\n%s", p.waitErr, p.tail(2000))
+			return server.Health{}, fmt.Errorf("the server exited before it was ready (%v); its log ends:\n%s", p.waitErr, p.tail(2000))
 		case <-tick.C:
 		}
 		h, err := p.health(ctx)
@@ -172,7 +157,7 @@ func (p *proc) waitReady(ctx context.Context, catchUp bool) (health, error) {
 			last = err // not listening yet
 			continue
 		}
-		if installed, _, problem := h.embedder(); !installed {
+		if installed, _, problem := embedder(h); !installed {
 			return h, fmt.Errorf("%w (%s): run `make setup`", ErrNoEmbedder, problem)
 		}
 		if h.Reindex.LastError != "" {

@@ -253,7 +253,7 @@ func (e *evalRun) quality(ctx context.Context, ds *eval.Dataset, gateRun *eval.D
 	for _, q := range qs {
 		if !q.OK() && e.check {
 			failed = true
-			fmt.Printf("eval --check: %s / %s: %s's mean nDCG@10 is %+.4f from %s's, outside ±%.3f\n", q.Dataset, q.Config, q.Model, q.Delta(), q.Reference, q.Bound)
+			report.PrintQualityFailure(os.Stdout, q)
 		}
 	}
 	return qs, failed, nil

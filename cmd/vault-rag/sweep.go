@@ -103,7 +103,7 @@ func runSweep(ctx context.Context, sw *sweep.Sweep, o sweepOptions) error {
 	if out == "" {
 		out = sweep.DefaultExperimentPath(o.root, sw.Name)
 	}
-	if err := res.WriteWinner(out); err != nil {
+	if err := res.WriteWinner(out, report.WinnerHeader(res)); err != nil {
 		return fmt.Errorf("write the winner: %w", err)
 	}
 	fmt.Printf("sweep: wrote the winner to %s\n", out)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,17 +136,35 @@ func TestBaselineAnswersRoundTrip(t *testing.T) {
 
 func TestDiffBaselineAnswerMoved(t *testing.T) {
 	old := BaselineOf(judged(map[string][2]int{"a": {1, 500}, "b": {0, 700}}))
+	// answerMoved accepts query a of vector, its ranks and nDCG@10 as they
+	// were, its answer@1 and bytes moved as given.
+	answerMoved := func(answer, bytes [2]int) func(QueryMoved) bool {
+		return func(q QueryMoved) bool {
+			return q.Config == "vector" && q.Query == "a" && slices.Equal(q.OldRanks, []int{1}) && slices.Equal(q.CurRanks, []int{1}) &&
+				q.OldNDCG == 1 && q.CurNDCG == 1 && q.AnswerMoved &&
+				[2]int{q.OldAnswer, q.CurAnswer} == answer && [2]int{q.OldBytes, q.CurBytes} == bytes
+		}
+	}
 	cases := []struct {
 		name    string
 		answers map[string][2]int
-		want    []string // substrings, each in some change
+		want    func([]Finding) bool // accepts the changes
 	}{
-		{"answer@1 only", map[string][2]int{"a": {0, 500}, "b": {0, 700}},
-			[]string{"vector: query a: relevant ranks [1] → [1], nDCG@10 1.0000 → 1.0000, answer@1 1 → 0, bytes 500 → 500", "vector: answer@1 0.5000 → 0.0000"}},
-		{"bytes only", map[string][2]int{"a": {1, 640}, "b": {0, 700}},
-			[]string{"vector: query a:", "answer@1 1 → 1, bytes 500 → 640", "vector: bytes 600.0000 → 670.0000"}},
-		{"judgements dropped for a query", map[string][2]int{"b": {0, 700}},
-			[]string{"vector: query a:", "answer@1 1 → 0, bytes 500 → 0"}},
+		{"answer@1 only", map[string][2]int{"a": {0, 500}, "b": {0, 700}}, func(fs []Finding) bool {
+			return has(fs, answerMoved([2]int{1, 0}, [2]int{500, 500})) &&
+				has(fs, func(m MeasureMoved) bool {
+					return m == MeasureMoved{Config: "vector", Measure: "answer@1", Old: "0.5000", Cur: "0.0000"}
+				})
+		}},
+		{"bytes only", map[string][2]int{"a": {1, 640}, "b": {0, 700}}, func(fs []Finding) bool {
+			return has(fs, answerMoved([2]int{1, 1}, [2]int{500, 640})) &&
+				has(fs, func(m MeasureMoved) bool {
+					return m == MeasureMoved{Config: "vector", Measure: "bytes", Old: "600.0000", Cur: "670.0000"}
+				})
+		}},
+		{"judgements dropped for a query", map[string][2]int{"b": {0, 700}}, func(fs []Finding) bool {
+			return has(fs, answerMoved([2]int{1, 0}, [2]int{500, 0}))
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -156,20 +175,19 @@ func TestDiffBaselineAnswerMoved(t *testing.T) {
 			}
 			d := DiffBaseline(old, cur)
 			if len(d.Flips) > 0 {
-				t.Errorf("no near-ties, yet flips %q", d.Flips)
+				t.Errorf("no near-ties, yet flips %+v", d.Flips)
 			}
 			if !d.Failed() {
 				t.Error("the gate passes a moved answer")
 			}
-			all := strings.Join(d.Changes, "\n")
-			for _, w := range c.want {
-				if !strings.Contains(all, w) {
-					t.Errorf("changes lack %q; got:\n%s", w, all)
-				}
+			if !c.want(d.Changes) {
+				t.Errorf("the changes lack those expected; got %+v", d.Changes)
 			}
-			for _, line := range d.Changes {
-				if strings.Contains(line, "query b:") || strings.Contains(line, "query c:") || strings.HasPrefix(line, "keyword") {
-					t.Errorf("a query or configuration that did not move is reported: %s", line)
+			for _, f := range d.Changes {
+				q, isQuery := f.(QueryMoved)
+				m, isMean := f.(MeasureMoved)
+				if (isQuery && (q.Query != "a" || q.Config != "vector")) || (isMean && m.Config != "vector") {
+					t.Errorf("a query or configuration that did not move is reported: %+v", f)
 				}
 			}
 		})

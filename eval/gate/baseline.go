@@ -19,7 +19,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/vault-rag/vault-rag/eval"
 )
@@ -31,8 +30,11 @@ type FourDecimals float64
 
 // MarshalJSON implements json.Marshaler.
 func (f FourDecimals) MarshalJSON() ([]byte, error) {
-	return []byte(strconv.FormatFloat(float64(f), 'f', 4, 64)), nil
+	return []byte(f.Fixed()), nil
 }
+
+// Fixed is f as a baseline writes it, with four decimals.
+func (f FourDecimals) Fixed() string { return strconv.FormatFloat(float64(f), 'f', 4, 64) }
 
 // Metrics are a configuration's mean measures, as committed.
 type Metrics struct {
@@ -195,11 +197,11 @@ func ReadBaseline(path string) (Baseline, error) {
 // baseline (DiffBaseline); RankedDiff is its counterpart for one ranked list.
 type BaselineDiff struct {
 	// Changes are real differences: the gate fails on any.
-	Changes []string
+	Changes []Finding
 	// Flips are differences explained by near-ties that both runs saw: the
 	// result of another CPU's kernels, reported and allowed while they stay
 	// rare (MaxFlipped).
-	Flips []string
+	Flips []Finding
 	// Compared counts the per-query results (configuration × query) both
 	// runs hold; Flipped those among them that moved and were let through
 	// as near-tie flips.
@@ -254,7 +256,7 @@ func withoutNearTies(b Baseline) Baseline {
 	return b
 }
 
-// DiffBaseline compares a committed baseline with a new run, one readable line per
+// DiffBaseline compares a committed baseline with a new run, one finding per
 // difference. A query whose ranks or nDCG moved is a flip when the notes of a
 // near-tie in the baseline's run are near-tied in this run too (a flip needs
 // the pair within the tolerance on both machines), else a change. A mean
@@ -262,9 +264,7 @@ func withoutNearTies(b Baseline) Baseline {
 // flip, else a change. Everything else (the dataset, the index stamp, a
 // status, a configuration run or not) must match exactly.
 func DiffBaseline(old, cur Baseline) BaselineDiff {
-	var r BaselineDiff
-	r.Compared = compared(old, cur)
-	change := func(format string, args ...any) { r.Changes = append(r.Changes, fmt.Sprintf(format, args...)) }
+	r := BaselineDiff{Compared: compared(old, cur)}
 	// Equal files are equal results. A baseline that cannot be encoded (a
 	// figure that is not a number has no JSON) is no evidence of that: two
 	// failed encodings must not read as a match, so the comparison goes on
@@ -275,100 +275,115 @@ func DiffBaseline(old, cur Baseline) BaselineDiff {
 		return r
 	}
 	if oldErr != nil {
-		change("the baseline cannot be written: %v", oldErr)
+		r.Changes = append(r.Changes, Unencodable{Err: oldErr})
 	}
 	if curErr != nil {
-		change("this run's baseline cannot be written: %v", curErr)
+		r.Changes = append(r.Changes, Unencodable{Run: true, Err: curErr})
 	}
-	if old.Queries != cur.Queries || old.Notes != cur.Notes || old.Chunks != cur.Chunks {
-		change("dataset: queries %d → %d, notes %d → %d, chunks %d → %d", old.Queries, cur.Queries, old.Notes, cur.Notes, old.Chunks, cur.Chunks)
-	}
-	if old.Embedder != cur.Embedder {
-		change("embedder: %s → %s (the gate records with %s)", old.Embedder, cur.Embedder, old.Embedder)
-	}
-	if old.Stamp != cur.Stamp {
-		change("index stamp: %s → %s (the vault, the embedder or the schema changed)", eval.ShortStamp(old.Stamp), eval.ShortStamp(cur.Stamp))
-	}
+	r.Changes = append(r.Changes, diffHeader(old, cur)...)
 	olds := map[string]BaselineConfig{}
 	for _, c := range old.Configs {
 		olds[c.Name] = c
 	}
-	curs := map[string]bool{}
+	ran := map[string]bool{}
 	for _, c := range cur.Configs {
-		curs[c.Name] = true
+		ran[c.Name] = true
 		o, ok := olds[c.Name]
-		if !ok {
-			change("%s: new configuration (%s), not in the baseline", c.Name, c.Status)
-			continue
-		}
-		if o.Status != c.Status {
-			change("%s: status %q → %q", c.Name, o.Status, c.Status)
-			continue
-		}
-		var flips, real []string
-		ids := map[string]bool{}
-		for id := range o.Ranks {
-			ids[id] = true
-		}
-		for id := range c.Ranks {
-			ids[id] = true
-		}
-		for _, id := range slices.Sorted(maps.Keys(ids)) {
-			// As written: a baseline read from disk holds four decimals, this
-			// run's figures all of theirs.
-			sameAnswer := o.Answer[id] == c.Answer[id] && o.Bytes[id] == c.Bytes[id]
-			if fmt.Sprint(o.Ranks[id]) == fmt.Sprint(c.Ranks[id]) && fixed(o.NDCG[id]) == fixed(c.NDCG[id]) && sameAnswer {
-				continue
-			}
-			line := fmt.Sprintf("%s: query %s: relevant ranks %v → %v, nDCG@10 %s → %s", c.Name, id, o.Ranks[id], c.Ranks[id], fixed(o.NDCG[id]), fixed(c.NDCG[id]))
-			if !sameAnswer {
-				line += fmt.Sprintf(", answer@1 %d → %d, bytes %d → %d", o.Answer[id], c.Answer[id], o.Bytes[id], c.Bytes[id])
-			}
-			common := NearTiedInBoth(o.NearTies[id], c.NearTies[id])
-			switch why := unexplained(o.Found[id], c.Found[id], common); {
-			case len(common) == 0:
-				real = append(real, line+" (no near-tie in both runs explains it)")
-			case why != "":
-				real = append(real, fmt.Sprintf("%s (%s)", line, why))
-			default:
-				flips = append(flips, fmt.Sprintf("%s (near-tie among %s in both runs)", line, strings.Join(common, ", ")))
-			}
-		}
-		var means []string
-		add := func(format string, args ...any) { means = append(means, fmt.Sprintf(format, args...)) }
-		if o.Metrics != nil && c.Metrics != nil {
-			diffMetrics(c.Name, "", *o.Metrics, *c.Metrics, add)
-		}
-		kinds := map[string]bool{}
-		for k := range o.ByKind {
-			kinds[k] = true
-		}
-		for k := range c.ByKind {
-			kinds[k] = true
-		}
-		for _, k := range slices.Sorted(maps.Keys(kinds)) {
-			diffMetrics(c.Name, " ["+k+"]", o.ByKind[k], c.ByKind[k], add)
-		}
-		r.Changes = append(r.Changes, real...)
-		r.Flips = append(r.Flips, flips...)
-		r.Flipped += len(flips)
-		for _, m := range means {
-			if len(real) == 0 && len(flips) > 0 {
-				r.Flips = append(r.Flips, m+" (moved only by the near-tie flips above)")
-			} else {
-				r.Changes = append(r.Changes, m)
-			}
+		switch {
+		case !ok:
+			r.Changes = append(r.Changes, ConfigAdded{Config: c.Name, Status: c.Status})
+		case o.Status != c.Status:
+			r.Changes = append(r.Changes, StatusChanged{Config: c.Name, Old: o.Status, Cur: c.Status})
+		default:
+			r.addConfig(o, c)
 		}
 	}
 	for _, c := range old.Configs {
-		if !curs[c.Name] {
-			change("%s: in the baseline but not run", c.Name)
+		if !ran[c.Name] {
+			r.Changes = append(r.Changes, ConfigNotRun{Config: c.Name})
 		}
 	}
 	if len(r.Changes) == 0 && len(r.Flips) == 0 {
-		change("the baseline file differs from what this run would write (formatting or order)")
+		r.Changes = append(r.Changes, FormatOnly{})
 	}
 	return r
+}
+
+// diffHeader compares what a baseline says of its dataset and index.
+func diffHeader(old, cur Baseline) []Finding {
+	var out []Finding
+	if oldSize, curSize := (DatasetSize{old.Queries, old.Notes, old.Chunks}), (DatasetSize{cur.Queries, cur.Notes, cur.Chunks}); oldSize != curSize {
+		out = append(out, DatasetChanged{Old: oldSize, Cur: curSize})
+	}
+	if old.Embedder != cur.Embedder {
+		out = append(out, EmbedderChanged{Old: old.Embedder, Cur: cur.Embedder})
+	}
+	if old.Stamp != cur.Stamp {
+		out = append(out, StampChanged{Old: old.Stamp, Cur: cur.Stamp})
+	}
+	return out
+}
+
+// addConfig compares one configuration that both runs ran with the same
+// status, query by query and then mean by mean: its queries' moves are
+// changes or flips, and its means' moves are flips when only flips moved its
+// queries.
+func (r *BaselineDiff) addConfig(o, c BaselineConfig) {
+	var flips, real []Finding
+	for _, id := range sortedKeys(o.Ranks, c.Ranks) {
+		q, moved := diffQuery(c.Name, id, o, c)
+		switch {
+		case !moved:
+		case q.Flip():
+			flips = append(flips, q)
+		default:
+			real = append(real, q)
+		}
+	}
+	r.Changes = append(r.Changes, real...)
+	r.Flips = append(r.Flips, flips...)
+	r.Flipped += len(flips)
+	if byFlips := len(real) == 0 && len(flips) > 0; byFlips {
+		r.Flips = append(r.Flips, diffMeans(o, c, true)...)
+	} else {
+		r.Changes = append(r.Changes, diffMeans(o, c, false)...)
+	}
+}
+
+// diffQuery compares one query of a configuration both runs ran; moved says
+// whether its ranks, its nDCG@10 or its answer moved.
+func diffQuery(config, id string, o, c BaselineConfig) (q QueryMoved, moved bool) {
+	// As written: a baseline read from disk holds four decimals, this run's
+	// figures all of theirs.
+	sameAnswer := o.Answer[id] == c.Answer[id] && o.Bytes[id] == c.Bytes[id]
+	if fmt.Sprint(o.Ranks[id]) == fmt.Sprint(c.Ranks[id]) && o.NDCG[id].Fixed() == c.NDCG[id].Fixed() && sameAnswer {
+		return q, false
+	}
+	q = QueryMoved{Config: config, Query: id, OldRanks: o.Ranks[id], CurRanks: c.Ranks[id], OldNDCG: o.NDCG[id], CurNDCG: c.NDCG[id],
+		AnswerMoved: !sameAnswer, OldAnswer: o.Answer[id], CurAnswer: c.Answer[id], OldBytes: o.Bytes[id], CurBytes: c.Bytes[id],
+		NearTied: NearTiedInBoth(o.NearTies[id], c.NearTies[id])}
+	if len(q.NearTied) > 0 {
+		q.Unexplained = unexplained(o.Found[id], c.Found[id], q.NearTied)
+	}
+	return q, true
+}
+
+// diffMeans compares a configuration's means, over all its queries and
+// kind by kind; byFlips says near-tie flips are all that moved its queries.
+func diffMeans(o, c BaselineConfig, byFlips bool) []Finding {
+	out := diffMetrics(c.Name, "", o.Metrics, c.Metrics, byFlips)
+	for _, k := range sortedKeys(o.ByKind, c.ByKind) {
+		ok, ck := o.ByKind[k], c.ByKind[k]
+		out = append(out, diffMetrics(c.Name, k, &ok, &ck, byFlips)...)
+	}
+	return out
+}
+
+// sortedKeys is the sorted union of two maps' keys.
+func sortedKeys[V any](a, b map[string]V) []string {
+	keys := append(slices.Collect(maps.Keys(a)), slices.Collect(maps.Keys(b))...)
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // compared counts the per-query results of the configurations both
@@ -393,58 +408,49 @@ func compared(old, cur Baseline) int {
 	return n
 }
 
-// unexplained names the first relevant note whose move the near-tied notes
-// (common) cannot explain, "" when they explain every move: a near-tied note
-// may move anywhere; another moves only as far as near-tied notes can pass it
-// (one rank each), or across the top-10 cut from within that distance of it.
-func unexplained(old, cur map[string]int, common []string) string {
+// unexplained is the first relevant note (by path) whose move the near-tied
+// notes (common) cannot explain, nil when they explain every move: a
+// near-tied note may move anywhere; another moves only as far as near-tied
+// notes can pass it (one rank each), or across the top-10 cut from within
+// that distance of it.
+func unexplained(old, cur map[string]int, common []string) *NoteMoved {
 	tied := map[string]bool{}
 	for _, p := range common {
 		tied[p] = true
 	}
 	n := len(common)
-	paths := map[string]bool{}
-	for p := range old {
-		paths[p] = true
-	}
-	for p := range cur {
-		paths[p] = true
-	}
-	for _, p := range slices.Sorted(maps.Keys(paths)) {
+	for _, p := range sortedKeys(old, cur) {
 		ro, rn := old[p], cur[p]
 		switch {
 		case ro == rn || tied[p]:
 		case ro > 0 && rn > 0 && max(ro-rn, rn-ro) <= n:
 		case (ro == 0 || rn == 0) && max(ro, rn) > 10-n:
 		default:
-			return fmt.Sprintf("%s moved from rank %d to %d, further than %d near-tied notes can push it; 0 is outside the top 10", p, ro, rn, n)
+			return &NoteMoved{Path: p, From: ro, To: rn, NearTied: n}
 		}
 	}
-	return ""
+	return nil
 }
 
-func fixed(f FourDecimals) string {
-	b, _ := f.MarshalJSON()
-	return string(b)
-}
-
-func diffMetrics(name, kind string, o, c Metrics, add func(string, ...any)) {
-	om, oerr := metricMap(o)
-	cm, cerr := metricMap(c)
+// diffMetrics compares two sets of means, measure by measure, when there
+// are both; kind is the query kind they are of, "" for all queries.
+func diffMetrics(config, kind string, o, c *Metrics, byFlips bool) []Finding {
+	if o == nil || c == nil {
+		return nil
+	}
+	om, oerr := metricMap(*o)
+	cm, cerr := metricMap(*c)
 	if oerr != nil || cerr != nil {
 		// A figure that is not a number: name it rather than compare it.
-		add("%s%s: measures %+v → %+v (%v)", name, kind, o, c, errors.Join(oerr, cerr))
-		return
+		return []Finding{MeasuresUnreadable{Config: config, Kind: kind, Old: *o, Cur: *c, Err: errors.Join(oerr, cerr), ByFlips: byFlips}}
 	}
-	keys := map[string]bool{}
-	for k := range om {
-		keys[k] = true
-	}
-	for _, k := range slices.Sorted(maps.Keys(keys)) {
+	var out []Finding
+	for _, k := range slices.Sorted(maps.Keys(om)) {
 		if om[k] != cm[k] {
-			add("%s%s: %s %s → %s", name, kind, k, om[k], cm[k])
+			out = append(out, MeasureMoved{Config: config, Kind: kind, Measure: k, Old: om[k], Cur: cm[k], ByFlips: byFlips})
 		}
 	}
+	return out
 }
 
 // metricMap is m as written in a baseline, measure by measure.

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,24 +63,46 @@ func TestDiff(t *testing.T) {
 	cases := []struct {
 		name   string
 		change func(r *eval.DatasetRun)
-		want   []string // substrings, each in some line
+		want   func([]Finding) bool // accepts the changes
 	}{
 		{"metric and rank moved", func(r *eval.DatasetRun) {
 			// keyword now finds nothing for query c.
 			q := &r.Configs[1].Queries[2]
 			q.Ranked, q.RelevantRanks, q.Score = nil, nil, eval.Score(nil, r.Dataset.Queries[2].Relevant)
 			r.Configs[1].Mean = eval.Mean([]eval.Scores{r.Configs[1].Queries[0].Score, r.Configs[1].Queries[1].Score, q.Score})
-		}, []string{"keyword: mrr@10 0.6667 → 0.3333", "keyword: query c: relevant ranks [1] → []"}},
+		}, func(fs []Finding) bool {
+			return has(fs, func(m MeasureMoved) bool {
+				return m == MeasureMoved{Config: "keyword", Measure: "mrr@10", Old: "0.6667", Cur: "0.3333"}
+			}) &&
+				has(fs, func(q QueryMoved) bool {
+					return q.Config == "keyword" && q.Query == "c" && slices.Equal(q.OldRanks, []int{1}) && len(q.CurRanks) == 0
+				})
+		}},
 		{"configuration added and removed", func(r *eval.DatasetRun) {
 			r.Configs[0].Name = "hybrid"
-		}, []string{"hybrid: new configuration (ok), not in the baseline", "vector: in the baseline but not run"}},
+		}, func(fs []Finding) bool {
+			return has(fs, func(c ConfigAdded) bool { return c == ConfigAdded{Config: "hybrid", Status: "ok"} }) &&
+				has(fs, func(c ConfigNotRun) bool { return c == ConfigNotRun{Config: "vector"} })
+		}},
 		{"status changed", func(r *eval.DatasetRun) {
 			r.Configs[2].Skipped = ""
 			r.Configs[2].Queries = r.Configs[0].Queries
 			r.Configs[2].Mean = r.Configs[0].Mean
-		}, []string{`rerank: status "skipped: model not installed: cross-encoder" → "ok"`}},
-		{"index stamp", func(r *eval.DatasetRun) { r.Stamp = "stamp-two-0123456789" }, []string{"index stamp: stamp-one-01 → stamp-two-01"}},
-		{"dataset size", func(r *eval.DatasetRun) { r.Notes = 5 }, []string{"notes 3 → 5"}},
+		}, func(fs []Finding) bool {
+			return has(fs, func(c StatusChanged) bool {
+				return c == StatusChanged{Config: "rerank", Old: "skipped: model not installed: cross-encoder", Cur: "ok"}
+			})
+		}},
+		{"index stamp", func(r *eval.DatasetRun) { r.Stamp = "stamp-two-0123456789" }, func(fs []Finding) bool {
+			return has(fs, func(c StampChanged) bool {
+				return c == StampChanged{Old: "stamp-one-0123456789", Cur: "stamp-two-0123456789"}
+			})
+		}},
+		{"dataset size", func(r *eval.DatasetRun) { r.Notes = 5 }, func(fs []Finding) bool {
+			return has(fs, func(c DatasetChanged) bool {
+				return c == DatasetChanged{Old: DatasetSize{Queries: 3, Notes: 3, Chunks: 4}, Cur: DatasetSize{Queries: 3, Notes: 5, Chunks: 4}}
+			})
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -87,13 +110,10 @@ func TestDiff(t *testing.T) {
 			c.change(cur)
 			d := DiffBaseline(BaselineOf(evaltest.SampleRun()), BaselineOf(cur))
 			if len(d.Flips) > 0 {
-				t.Errorf("no near-ties in these runs, yet flips %q", d.Flips)
+				t.Errorf("no near-ties in these runs, yet flips %+v", d.Flips)
 			}
-			all := strings.Join(d.Changes, "\n")
-			for _, w := range c.want {
-				if !strings.Contains(all, w) {
-					t.Errorf("diff lacks %q; got:\n%s", w, all)
-				}
+			if !c.want(d.Changes) {
+				t.Errorf("the diff lacks the changes expected; got %+v", d.Changes)
 			}
 		})
 	}

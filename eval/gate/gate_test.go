@@ -4,9 +4,17 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"strings"
+	"slices"
 	"testing"
 )
+
+// has says whether fs holds a finding of type T that ok accepts.
+func has[T Finding](fs []Finding, ok func(T) bool) bool {
+	return slices.ContainsFunc(fs, func(f Finding) bool {
+		t, is := f.(T)
+		return is && ok(t)
+	})
+}
 
 // gateBaseline is a one-configuration baseline of two queries.
 func gateBaseline() Baseline {
@@ -43,10 +51,11 @@ func movedTo(b Baseline, ties []string, rank int) Baseline {
 func TestDiffNearTies(t *testing.T) {
 	old := gateBaseline()
 	for _, tc := range []struct {
-		name               string
-		cur                Baseline
-		changes, flips     int
-		changeHas, flipHas string
+		name           string
+		cur            Baseline
+		changes, flips int
+		// change and flip, when set, must accept the changes and the flips.
+		change, flip func([]Finding) bool
 	}{
 		{name: "identical", cur: gateBaseline()},
 		{name: "near-tie sets differ, results do not", cur: func() Baseline {
@@ -54,11 +63,25 @@ func TestDiffNearTies(t *testing.T) {
 			b.Configs[0].NearTies = map[string][]string{"q1": {"c.md"}}
 			return b
 		}()},
-		{name: "a query moved by a near-tie seen in both runs", cur: moved(gateBaseline(), []string{"b.md", "z.md"}), flips: 3, flipHas: "near-tie among b.md"},
-		{name: "a query moved with no near-tie in this run", cur: moved(gateBaseline(), nil), changes: 3, changeHas: "no near-tie in both runs"},
+		{name: "a query moved by a near-tie seen in both runs", cur: moved(gateBaseline(), []string{"b.md", "z.md"}), flips: 3,
+			flip: func(fs []Finding) bool {
+				return has(fs, func(q QueryMoved) bool {
+					return q.Query == "q2" && q.Flip() && slices.Equal(q.NearTied, []string{"b.md"}) && slices.Equal(q.OldRanks, []int{2}) && slices.Equal(q.CurRanks, []int{1})
+				}) && has(fs, func(m MeasureMoved) bool { return m.Measure == "ndcg@10" && m.ByFlips })
+			}},
+		{name: "a query moved with no near-tie in this run", cur: moved(gateBaseline(), nil), changes: 3,
+			change: func(fs []Finding) bool {
+				return has(fs, func(q QueryMoved) bool { return q.Query == "q2" && len(q.NearTied) == 0 && !q.Flip() }) &&
+					has(fs, func(m MeasureMoved) bool { return m.Measure == "ndcg@10" && !m.ByFlips })
+			}},
 		{name: "a query moved with other notes near-tied", cur: moved(gateBaseline(), []string{"y.md"}), changes: 3},
 		// One near-tied note can push a relevant one by one rank, not by three.
-		{name: "a relevant note moved further than the near-ties explain", cur: movedTo(gateBaseline(), []string{"b.md"}, 5), changes: 3, changeHas: "r2.md moved from rank 2 to 5"},
+		{name: "a relevant note moved further than the near-ties explain", cur: movedTo(gateBaseline(), []string{"b.md"}, 5), changes: 3,
+			change: func(fs []Finding) bool {
+				return has(fs, func(q QueryMoved) bool {
+					return q.Unexplained != nil && *q.Unexplained == NoteMoved{Path: "r2.md", From: 2, To: 5, NearTied: 1} && !q.Flip()
+				})
+			}},
 		{name: "a near-tied relevant note moves anywhere", cur: movedTo(gateBaseline(), []string{"b.md", "r2.md"}, 5), flips: 3},
 		{name: "a mean moved with no query moving", cur: func() Baseline {
 			b := gateBaseline()
@@ -66,13 +89,21 @@ func TestDiffNearTies(t *testing.T) {
 			m.NDCG10 = 0.81
 			b.Configs[0].Metrics = &m
 			return b
-		}(), changes: 1, changeHas: "ndcg@10 0.8000 → 0.8100"},
+		}(), changes: 1, change: func(fs []Finding) bool {
+			return has(fs, func(m MeasureMoved) bool {
+				return m == MeasureMoved{Config: "hybrid", Measure: "ndcg@10", Old: "0.8000", Cur: "0.8100"}
+			})
+		}},
 		{name: "status", cur: func() Baseline {
 			b := gateBaseline()
 			b.Configs[0] = BaselineConfig{Name: "hybrid", Status: "skipped: model not installed"}
 			return b
-		}(), changes: 1, changeHas: "status"},
-		{name: "stamp", cur: func() Baseline { b := gateBaseline(); b.Stamp = "def"; return b }(), changes: 1, changeHas: "index stamp"},
+		}(), changes: 1, change: func(fs []Finding) bool {
+			return has(fs, func(c StatusChanged) bool {
+				return c == StatusChanged{Config: "hybrid", Old: "ok", Cur: "skipped: model not installed"}
+			})
+		}},
+		{name: "stamp", cur: func() Baseline { b := gateBaseline(); b.Stamp = "def"; return b }(), changes: 1, change: stampChanged},
 		// A baseline read from disk has four decimals, a run all of them: a
 		// difference below the fourth is none (here beside a stamp change,
 		// which makes the files differ).
@@ -81,21 +112,25 @@ func TestDiffNearTies(t *testing.T) {
 			b.Stamp = "def"
 			b.Configs[0].NDCG = map[string]FourDecimals{"q1": 1, "q2": 0.60000321}
 			return b
-		}(), changes: 1, changeHas: "index stamp"},
+		}(), changes: 1, change: stampChanged},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := DiffBaseline(old, tc.cur)
 			if len(d.Changes) != tc.changes || len(d.Flips) != tc.flips {
-				t.Fatalf("changes %q, flips %q; want %d changes, %d flips", d.Changes, d.Flips, tc.changes, tc.flips)
+				t.Fatalf("changes %+v, flips %+v; want %d changes, %d flips", d.Changes, d.Flips, tc.changes, tc.flips)
 			}
-			if tc.changeHas != "" && !strings.Contains(strings.Join(d.Changes, "\n"), tc.changeHas) {
-				t.Errorf("changes %q do not mention %q", d.Changes, tc.changeHas)
+			if tc.change != nil && !tc.change(d.Changes) {
+				t.Errorf("changes %+v lack the one expected", d.Changes)
 			}
-			if tc.flipHas != "" && !strings.Contains(strings.Join(d.Flips, "\n"), tc.flipHas) {
-				t.Errorf("flips %q do not mention %q", d.Flips, tc.flipHas)
+			if tc.flip != nil && !tc.flip(d.Flips) {
+				t.Errorf("flips %+v lack the one expected", d.Flips)
 			}
 		})
 	}
+}
+
+func stampChanged(fs []Finding) bool {
+	return has(fs, func(c StampChanged) bool { return c == StampChanged{Old: "abc", Cur: "def"} })
 }
 
 // wideBaseline is a one-configuration baseline of n queries, each with its
@@ -145,7 +180,7 @@ func TestDiffFlippedShare(t *testing.T) {
 				t.Fatalf("compared %d, flipped %d; want %d, %d", d.Compared, d.Flipped, tc.queries, tc.flips)
 			}
 			if len(d.Changes) != 0 {
-				t.Fatalf("changes %q: every flip here is explained", d.Changes)
+				t.Fatalf("changes %+v: every flip here is explained", d.Changes)
 			}
 			if d.Failed() != tc.fail {
 				t.Errorf("failed %v, want %v", d.Failed(), tc.fail)
@@ -165,7 +200,7 @@ func TestDiffUnencodable(t *testing.T) {
 	m.NDCG10 = FourDecimals(math.NaN())
 	b.Configs[0].Metrics = &m
 	d := DiffBaseline(b, b)
-	if !d.Failed() || !strings.Contains(strings.Join(d.Changes, "\n"), "cannot be written") {
-		t.Errorf("a baseline with a NaN figure against itself: changes %q", d.Changes)
+	if !d.Failed() || !has(d.Changes, func(u Unencodable) bool { return !u.Run && u.Err != nil }) || !has(d.Changes, func(u Unencodable) bool { return u.Run }) {
+		t.Errorf("a baseline with a NaN figure against itself: changes %+v", d.Changes)
 	}
 }

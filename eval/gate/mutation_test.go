@@ -15,6 +15,7 @@ import (
 
 	"github.com/vault-rag/vault-rag/eval"
 	"github.com/vault-rag/vault-rag/eval/gate"
+	"github.com/vault-rag/vault-rag/eval/report"
 	"github.com/vault-rag/vault-rag/internal/modeltest"
 	"github.com/vault-rag/vault-rag/internal/vaultfs"
 	"github.com/vault-rag/vault-rag/models"
@@ -201,7 +202,7 @@ func TestGateMutations(t *testing.T) {
 	baseRun := run(ds, cfgs, recorder{})
 	base := gate.BaselineOf(baseRun)
 	if again := gate.DiffBaseline(base, gate.BaselineOf(run(ds, cfgs, recorder{}))); again.Failed() || len(again.Flips) > 0 {
-		t.Fatalf("the same run twice differs: %v %v", again.Changes, again.Flips)
+		t.Fatalf("the same run twice differs: %q %q", report.FindingLines(again.Changes), report.FindingLines(again.Flips))
 	}
 
 	edited := t.TempDir()
@@ -236,7 +237,7 @@ func TestGateMutations(t *testing.T) {
 			if !d.Failed() {
 				t.Fatalf("the gate passed a real change (%d compared, %d flipped)", d.Compared, d.Flipped)
 			}
-			t.Logf("failed as it should, %d differences, first: %s", len(d.Changes), d.Changes[0])
+			t.Logf("failed as it should, %d differences, first: %s", len(d.Changes), report.FindingLine(d.Changes[0]))
 		})
 	}
 
@@ -249,7 +250,7 @@ func TestGateMutations(t *testing.T) {
 		}
 		d := gate.DiffBaseline(base, gate.BaselineOf(cur))
 		if d.Failed() {
-			t.Fatalf("the gate failed on noise of %.0g (vector scores moved by at most %.2g): %v", sigma, drift, d.Changes)
+			t.Fatalf("the gate failed on noise of %.0g (vector scores moved by at most %.2g): %q", sigma, drift, report.FindingLines(d.Changes))
 		}
 		t.Logf("passed: vector scores moved by up to %.2g, %d of %d results waved through as near-tie flips", drift, d.Flipped, d.Compared)
 	})

@@ -1,9 +1,9 @@
 package gate
 
 import (
-	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // Scored is one entry of a ranked list as a fixture or baseline keeps it.
@@ -18,9 +18,9 @@ type Scored struct {
 type RankedDiff struct {
 	// Changes are real differences: an order, a membership or a score that
 	// moved by more than the tolerance and is not explained by a near-tie.
-	Changes []string
+	Changes []Finding
 	// Flips are differences explained by near-ties (allowed, reported).
-	Flips []string
+	Flips []Finding
 	// Drift is the largest score difference among notes compared by score.
 	Drift float64
 }
@@ -52,51 +52,47 @@ func CompareRanked(want, got []Scored, tied []string, tol float64) RankedDiff {
 	n := min(len(w), len(g))
 	for i := 0; i < n; i++ {
 		if w[i].Path != g[i].Path {
-			c.Changes = append(c.Changes, fmt.Sprintf("order: %s where %s was (no near-tie explains it)", g[i].Path, w[i].Path))
+			c.Changes = append(c.Changes, OrderChanged{Got: g[i].Path, Want: w[i].Path})
 			return c
 		}
 		d := math.Abs(w[i].Score - g[i].Score)
 		c.Drift = math.Max(c.Drift, d)
 		if d > tol {
-			c.Changes = append(c.Changes, fmt.Sprintf("score: %s %.6f → %.6f (moved %.2g, tolerance %.2g)", w[i].Path, w[i].Score, g[i].Score, d, tol))
+			c.Changes = append(c.Changes, ScoreMoved{Path: w[i].Path, Want: w[i].Score, Got: g[i].Score, Tolerance: tol})
 		}
 	}
 	if len(w) != len(g) {
-		longer, which := w[n:], "dropped"
+		longer, added := w[n:], false
 		if len(g) > len(w) {
-			longer, which = g[n:], "added"
+			longer, added = g[n:], true
 		}
 		if len(want) != len(got) {
-			c.Changes = append(c.Changes, fmt.Sprintf("length: %d notes → %d", len(want), len(got)))
+			c.Changes = append(c.Changes, LengthChanged{Want: len(want), Got: len(got)})
 		} else {
 			for _, s := range longer {
-				c.Flips = append(c.Flips, fmt.Sprintf("%s %s at the cut (pushed by a near-tied note)", s.Path, which))
+				c.Flips = append(c.Flips, CutFlip{Path: s.Path, Added: added})
 			}
 		}
 	}
-	wpos, gpos := positions(want), positions(got)
-	var moved []string
+	wrank, grank := ranks(want), ranks(got)
+	var moved []TiedMoved
 	for _, p := range tied {
-		wi, inW := wpos[p]
-		gi, inG := gpos[p]
-		switch {
-		case inW && inG && wi != gi:
-			moved = append(moved, fmt.Sprintf("%s rank %d → %d (near-tie)", p, wi+1, gi+1))
-		case inW && !inG:
-			moved = append(moved, fmt.Sprintf("%s left the list (near-tie)", p))
-		case !inW && inG:
-			moved = append(moved, fmt.Sprintf("%s entered the list at rank %d (near-tie)", p, gi+1))
+		if wrank[p] != grank[p] {
+			moved = append(moved, TiedMoved{Path: p, From: wrank[p], To: grank[p]})
 		}
 	}
-	sort.Strings(moved)
-	c.Flips = append(c.Flips, moved...)
+	slices.SortFunc(moved, func(a, b TiedMoved) int { return strings.Compare(a.Path, b.Path) })
+	for _, m := range moved {
+		c.Flips = append(c.Flips, m)
+	}
 	return c
 }
 
-func positions(l []Scored) map[string]int {
+// ranks maps each note of a list to its rank, from 1.
+func ranks(l []Scored) map[string]int {
 	out := make(map[string]int, len(l))
 	for i, s := range l {
-		out[s.Path] = i
+		out[s.Path] = i + 1
 	}
 	return out
 }

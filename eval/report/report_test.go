@@ -182,15 +182,15 @@ func TestExpansionSetRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d := gate.DiffBaseline(back, b); d.Failed() || len(d.Flips) > 0 {
-		t.Errorf("the baseline read back differs: %q %q", d.Changes, d.Flips)
+		t.Errorf("the baseline read back differs: %q %q", FindingLines(d.Changes), FindingLines(d.Flips))
 	}
 	// A baseline recorded without the set fails the gate, naming the row.
 	without := b
 	without.Configs = slices.DeleteFunc(slices.Clone(b.Configs), func(c gate.BaselineConfig) bool { return c.Name == "shipping +oracle" })
-	if d := gate.DiffBaseline(without, b); !d.Failed() || !strings.Contains(strings.Join(d.Changes, "\n"), "shipping +oracle: new configuration") {
-		t.Errorf("a baseline without the set's rows: %q", d.Changes)
+	if d := gate.DiffBaseline(without, b); !d.Failed() || !strings.Contains(strings.Join(FindingLines(d.Changes), "\n"), "shipping +oracle: new configuration") {
+		t.Errorf("a baseline without the set's rows: %q", FindingLines(d.Changes))
 	}
-	if d := gate.DiffBaseline(b, without); !strings.Contains(strings.Join(d.Changes, "\n"), "shipping +oracle: in the baseline but not run") {
-		t.Errorf("a run without the set's rows: %q", d.Changes)
+	if d := gate.DiffBaseline(b, without); !strings.Contains(strings.Join(FindingLines(d.Changes), "\n"), "shipping +oracle: in the baseline but not run") {
+		t.Errorf("a run without the set's rows: %q", FindingLines(d.Changes))
 	}
 }

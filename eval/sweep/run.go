@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/vault-rag/vault-rag/eval"
@@ -166,16 +165,6 @@ func (r *Result) P50(p int) time.Duration {
 	return measure.Percentile(all, 50)
 }
 
-// DatasetNames lists the datasets with their query counts, for the winner's
-// file and the tables' title: "demo (24 queries), cranfield (225 queries)".
-func (r *Result) DatasetNames() string {
-	parts := make([]string, len(r.Runs))
-	for d, run := range r.Runs {
-		parts[d] = fmt.Sprintf("%s (%d queries)", run.Dataset.Name, len(run.Dataset.Queries))
-	}
-	return strings.Join(parts, ", ")
-}
-
 // ExperimentName is the winner's configuration name.
 func (r *Result) ExperimentName() string { return experimentName(r.Sweep.Name) }
 
@@ -187,48 +176,20 @@ func DefaultExperimentPath(root, sweepName string) string {
 	return filepath.Join(root, "experiments", experimentName(sweepName)+".yaml")
 }
 
-// WinnerYAML is the winning point as an experiment file, with a header
-// saying how it was chosen and what to expect of it.
-func (r *Result) WinnerYAML() ([]byte, error) {
+// WinnerYAML is the winning point as an experiment file, under header: a
+// comment saying how it was chosen and what to expect of it
+// (report.WinnerHeader).
+func (r *Result) WinnerYAML(header string) ([]byte, error) {
 	sw, w := r.Sweep, r.Points[r.Winner]
-	var h strings.Builder
-	fmt.Fprintf(&h, "Written by `vault-rag sweep %s`: the best of %d settings of %s\n", filepath.ToSlash(sw.File), len(r.Points), filepath.ToSlash(sw.BaseFile))
-	fmt.Fprintf(&h, "by mean nDCG@10 over %s.\n", r.DatasetNames())
-	fmt.Fprintf(&h, "Setting: %s\n", w.Label(sw))
-	bm, bper := r.BaseMean()
-	rows := [][2]string{
-		{"in-sample (chosen on these queries)", r.perDataset(func(d int) float64 { return r.DatasetMean(d, r.Winner) }, r.InSample[r.Winner])},
-		{fmt.Sprintf("%d-fold cross-validated (seed %d)", sw.Folds, sw.Seed), r.perDataset(func(d int) float64 { return r.CV.Estimate[d] }, r.CV.Macro)},
-		{"leave-one-dataset-out", r.perDataset(func(d int) float64 { return r.LODO.Estimate[d] }, r.LODO.Mean())},
-		{"of the base (" + sw.Base.Name + ")", r.perDataset(func(d int) float64 { return bper[d] }, bm)},
-	}
-	width := 0
-	for _, row := range rows {
-		width = max(width, len(row[0]))
-	}
-	for _, row := range rows {
-		fmt.Fprintf(&h, "nDCG@10 %-*s  %s\n", width+1, row[0]+":", row[1])
-	}
-	h.WriteString("Expect the cross-validated figure elsewhere: the in-sample one is tuned on the queries it is measured on.")
 	desc := fmt.Sprintf("%s with %s (sweep %s winner)", sw.Base.Name, w.Label(sw), sw.Name)
-	return sw.Experiment(w, r.ExperimentName(), desc, h.String())
+	return sw.Experiment(w, r.ExperimentName(), desc, header)
 }
 
-func (r *Result) perDataset(get func(d int) float64, macro float64) string {
-	parts := make([]string, 0, len(r.Runs)+1)
-	for d, run := range r.Runs {
-		parts = append(parts, fmt.Sprintf("%s %.4f", run.Dataset.Name, get(d)))
-	}
-	if len(r.Runs) > 1 {
-		parts = append(parts, fmt.Sprintf("mean %.4f", macro))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// WriteWinner writes the winning point as an experiment file and checks it
-// decodes, strictly, into the very configuration that was scored.
-func (r *Result) WriteWinner(path string) error {
-	raw, err := r.WinnerYAML()
+// WriteWinner writes the winning point as an experiment file under header
+// (WinnerYAML) and checks it decodes, strictly, into the very configuration
+// that was scored.
+func (r *Result) WriteWinner(path, header string) error {
+	raw, err := r.WinnerYAML(header)
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func TestRunSweepEndToEnd(t *testing.T) {
 	}
 	// The winner round-trips through the strict configuration decoder.
 	out := filepath.Join(t.TempDir(), "experiments", "sweep-small.yaml")
-	if err := res.WriteWinner(out); err != nil {
+	if err := res.WriteWinner(out, report.WinnerHeader(res)); err != nil {
 		t.Fatal(err)
 	}
 	back, err := pipeline.LoadFile(out)
