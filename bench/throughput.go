@@ -47,8 +47,12 @@ func (r *runner) throughputOf(ctx context.Context, vault string) error {
 	if err := emb.RunPrepared(ctx, emb.Prepare(chunkTexts[:min(64, len(chunkTexts))])); err != nil { // warm
 		return err
 	}
+	name := vaultName(vault)
+	if vault == r.vault {
+		name = "demo"
+	}
 	var raw, indexer []time.Duration
-	db := filepath.Join(r.work, "throughput.db")
+	db := filepath.Join(r.work, "throughput-"+name+".db")
 	for i := 0; i < throughputReps; i++ {
 		t0 := time.Now()
 		if err := emb.RunPrepared(ctx, prep); err != nil {
@@ -68,7 +72,6 @@ func (r *runner) throughputOf(ctx context.Context, vault string) error {
 	}
 	n := float64(len(chunkTexts))
 	rw, ix := measure.Percentile(raw, 50), measure.Percentile(indexer, 50)
-	name := vaultName(vault)
 	r.res.add("throughput", "raw ONNX session (pre-tokenized, length-sorted over all chunks)", name, n/rw.Seconds(), "chunks/s", fmt.Sprintf("%d chunks, %s, median of %d", len(chunkTexts), emb.Name(), throughputReps))
 	r.res.add("throughput", "indexer (scan, parse, chunk, tokenize, embed, write)", name, n/ix.Seconds(), "chunks/s", "")
 	r.res.add("throughput", "indexer / raw", name, 100*rw.Seconds()/ix.Seconds(), "%", "")
