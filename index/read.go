@@ -46,10 +46,11 @@ func (d *DB) Stats(ctx context.Context) (Stats, error) {
 	return s, nil
 }
 
-// ChunkCount is the number of chunks in the index (what a KNN can drain).
+// ChunkCount is the number of chunks with a vector (what a KNN can drain):
+// every chunk of a complete index but those searched by keyword only.
 func (d *DB) ChunkCount(ctx context.Context) (int, error) {
 	var n int
-	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n)
+	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunk_vectors`).Scan(&n)
 	return n, err
 }
 

@@ -3,9 +3,11 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/vault-rag/vault-rag/internal/vaulttest"
 	"github.com/vault-rag/vault-rag/models/bow"
 )
 
@@ -130,5 +132,31 @@ func TestScopeOutcomeText(t *testing.T) {
 	var o ScopeOutcome
 	if err := o.UnmarshalText([]byte("full")); err == nil {
 		t.Error("an unknown name was read")
+	}
+}
+
+// A note search drains once it has examined every chunk that has a vector:
+// the chunks of a note searched by keyword only (too long to embed) are not
+// waited for.
+func TestVectorNotesKeywordOnly(t *testing.T) {
+	ctx := context.Background()
+	vaultDir := filepath.Join(t.TempDir(), "vault")
+	vaulttest.WriteTree(t, vaultDir, map[string]string{
+		"long.md":  "# Long\n\nzebras first\n\n## Second\n\nzebras again\n\n## Third\n\nzebras once more\n",
+		"short.md": "# Short\n\nquokka zebras\n",
+	}, testTime)
+	dbPath := filepath.Join(t.TempDir(), "vault.db")
+	if _, err := Build(ctx, newFake(), BuildOptions{VaultPath: vaultDir, DBPath: dbPath, MaxChunks: 2}); err != nil {
+		t.Fatal(err)
+	}
+	d := open(t, dbPath)
+	for _, mode := range []VectorMode{VectorExact, VectorBinary} {
+		res, err := d.Vector(ctx, VectorQuery{Vector: bow.Vector("zebras"), Mode: mode, Limit: 5, Ladder: []int{1, 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if paths := hitPaths(t, d, res.Hits); res.Outcome != ScopeDrained || res.Chunks != 1 || res.K != 1 || len(paths) != 1 || paths[0] != "short.md" {
+			t.Errorf("%s: %+v (%v), want short.md alone, drained after its one chunk", mode, res, paths)
+		}
 	}
 }
