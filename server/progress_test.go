@@ -132,55 +132,41 @@ func TestReindexProgressDuringFirstBuild(t *testing.T) {
 
 // TestReindexProgressOtherProcess: a vault_reindex call with a
 // progressToken made while another process builds the index is sent that
-// build's coverage, naming the process, until it ends; then its own run's
-// progress, up to progress == total.
+// build's progress, naming the process, until it ends; then its own run's
+// progress, up to progress == total. The other process records its progress
+// in the build lock, so a full rebuild of a complete index (into a new file
+// the server does not read) is reported too: none of its chunks embedded
+// yet, not the old index's full coverage.
 func TestReindexProgressOtherProcess(t *testing.T) {
-	vault, db, cmd, exited := startOtherBuilder(t)
+	for _, tc := range []struct {
+		name, token string
+		env         []string
+	}{
+		{"first build", "other-1", nil},
+		{"full rebuild", "rebuild-1", []string{"OTHER_REBUILD=1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vault, db, cmd, exited := startOtherBuilder(t, tc.env...)
 
-	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
-	c := connectStdio(t, s)
-	n := collect(c)
-	done := callReindexAsync(t, c, "other-1")
-	got := n.waitCount(t, string(mcp.MethodNotificationProgress), 1)
-	_, p, total, msg := progressOf(t, got[0])
-	if want := fmt.Sprintf("another process (pid %d) is building the index: 0 of ", cmd.Process.Pid); !strings.Contains(msg, want) || p >= total {
-		t.Errorf("progress while process %d builds: %v of %v, %q", cmd.Process.Pid, p, total, msg)
+			s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
+			c := connectStdio(t, s)
+			n := collect(c)
+			done := callReindexAsync(t, c, tc.token)
+			got := n.waitCount(t, string(mcp.MethodNotificationProgress), 1)
+			_, p, total, msg := progressOf(t, got[0])
+			if want := fmt.Sprintf("another process (pid %d) is building the index: 0 of ", cmd.Process.Pid); !strings.Contains(msg, want) || p >= total {
+				t.Errorf("progress while process %d builds: %v of %v, %q, want it to hold %q", cmd.Process.Pid, p, total, msg, want)
+			}
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			<-exited
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			checkProgressSequence(t, waitLastProgress(t, n), tc.token)
+		})
 	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-exited
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	checkProgressSequence(t, waitLastProgress(t, n), "other-1")
-}
-
-// TestReindexProgressOtherRebuild: while another process rebuilds a
-// complete index in full (into a new file the server does not read), a
-// vault_reindex call is sent that build's own progress, which the process
-// records in the build lock: none of its chunks embedded yet, not the old
-// index's full coverage.
-func TestReindexProgressOtherRebuild(t *testing.T) {
-	vault, db, cmd, exited := startOtherBuilder(t, "OTHER_REBUILD=1")
-
-	s := newServer(t, func(o *Options) { o.VaultPath, o.DBPath = vault, db })
-	c := connectStdio(t, s)
-	n := collect(c)
-	done := callReindexAsync(t, c, "rebuild-1")
-	got := n.waitCount(t, string(mcp.MethodNotificationProgress), 1)
-	_, p, total, msg := progressOf(t, got[0])
-	if want := fmt.Sprintf("another process (pid %d) is building the index: 0 of ", cmd.Process.Pid); !strings.Contains(msg, want) || p >= total {
-		t.Errorf("progress while process %d rebuilds: %v of %v, %q, want it to start with %q", cmd.Process.Pid, p, total, msg, want)
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-exited
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	checkProgressSequence(t, waitLastProgress(t, n), "rebuild-1")
 }
 
 // TestProgressPhases: a caller waiting for run 8 while run 7 runs is sent
