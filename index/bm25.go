@@ -166,9 +166,7 @@ func keptWithin(extra []string, have map[string]bool, dfs map[string]int64, budg
 // ftsTotals reads what FTS5's xRowCount and xColumnTotalSize read: the
 // averages record of chunks_fts (rowid 1 of its data table), SQLite varints:
 // rows, then tokens per column.
-func ftsTotals(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (rows, tokens int64, err error) {
+func ftsTotals(ctx context.Context, q queryer) (rows, tokens int64, err error) {
 	var blob []byte
 	err = q.QueryRowContext(ctx, `SELECT block FROM chunks_fts_data WHERE id = 1`).Scan(&blob)
 	if err == sql.ErrNoRows {
