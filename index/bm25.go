@@ -567,18 +567,23 @@ func (d *DB) keep(ctx context.Context, top []scored[float64], where string, args
 // keepRanked keeps, in rank order, the chunks whose note passes (perNote: a
 // note's first chunk only), at most limit.
 func keepRanked(top []scored[float64], note func(int64) (int64, bool), limit int, perNote bool) []Hit {
-	var hits []Hit
-	seen := map[int64]bool{}
-	for _, s := range top {
-		n, ok := note(s.id)
-		if !ok || (perNote && seen[n]) {
-			continue
+	passing := func(yield func(Hit) bool) {
+		for _, s := range top {
+			if n, ok := note(s.id); ok && !yield(Hit{ChunkID: s.id, NoteID: n, Score: s.score}) {
+				return
+			}
 		}
-		seen[n] = true
-		hits = append(hits, Hit{ChunkID: s.id, NoteID: n, Score: s.score})
+	}
+	if perNote {
+		hits, _ := bestPerNote(passing, limit)
+		return hits
+	}
+	var hits []Hit
+	for h := range passing {
 		if len(hits) == limit {
 			break
 		}
+		hits = append(hits, h)
 	}
 	return hits
 }

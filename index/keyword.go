@@ -257,10 +257,9 @@ func (d *DB) keywordPass(ctx context.Context, q string, matchArgs []any, cut int
 		return nil, 0, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
-	var hits []Hit
-	seen := map[int64]bool{}
+	pick := firstPerNote{limit: limit}
 	n := 0
-	for rows.Next() {
+	for rows.Next() { // every row, to count them
 		var h Hit
 		var rank float64
 		var ok bool
@@ -268,12 +267,10 @@ func (d *DB) keywordPass(ctx context.Context, q string, matchArgs []any, cut int
 			return nil, 0, err
 		}
 		n++
-		if !ok || seen[h.NoteID] || len(hits) == limit {
-			continue
+		if ok {
+			h.Score = -rank
+			pick.offer(h)
 		}
-		seen[h.NoteID] = true
-		h.Score = -rank
-		hits = append(hits, h)
 	}
-	return hits, n, rows.Err()
+	return pick.hits, n, rows.Err()
 }
