@@ -15,6 +15,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/vault-rag/vault-rag/index/postings"
 )
 
 // The keyword search's own bm25. FTS5 scores every row that matches any term
@@ -22,7 +24,7 @@ import (
 // 137,000 chunks of a 30,000-note vault, and each of those rows costs a
 // position-list decode and a call through the auxiliary-function API (the
 // "keyword index call by FTS5" rows of docs/performance.md). Here the
-// query's terms' posting lists (postings.go) are merged document at a time
+// query's terms' posting lists (package postings) are merged document at a time
 // and only the best `cut` chunks are kept, with FTS5's formula computed the
 // way FTS5's C computes it — same constants, same
 // operation order, the same libm log, FTS5's own row and token totals — so
@@ -238,7 +240,7 @@ func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]scored[float64
 
 // readLists reads the posting lists and document frequencies of the terms
 // (each once); a term in no chunk has neither.
-func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*postingCursor, map[string]int64, error) {
+func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*postings.Iterator, map[string]int64, error) {
 	distinct := slices.Compact(slices.Sorted(slices.Values(terms)))
 	args := make([]any, len(distinct))
 	for i, t := range distinct {
@@ -249,7 +251,7 @@ func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*pos
 		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
-	lists := map[string]*postingCursor{}
+	lists := map[string]*postings.Iterator{}
 	dfs := map[string]int64{}
 	for rows.Next() {
 		var term string
@@ -258,7 +260,7 @@ func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*pos
 		if err := rows.Scan(&term, &df, &data); err != nil {
 			return nil, nil, err
 		}
-		lists[term] = newPostingCursor(data)
+		lists[term] = postings.NewIterator(data)
 		dfs[term] = df
 	}
 	if err := rows.Err(); err != nil {
@@ -299,11 +301,11 @@ func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held,
 		}
 		idf := bm25IDF(nRow, df)
 		total += idf
-		c.seek(chunkID)
-		if err := c.err(); err != nil {
-			return 0, 0, err
+		c.Advance(chunkID)
+		if err := c.Err(); err != nil {
+			return 0, 0, postingsErr(err)
 		}
-		if c.at().id == chunkID {
+		if c.At().ID == chunkID {
 			held += idf
 		}
 	}
@@ -318,7 +320,7 @@ func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held,
 // whole blocks) to each such chunk. Skipped chunks would not have been kept;
 // every chunk it scores is scored in full. more reports that chunks beyond
 // the returned ones match.
-func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor, dfs map[string]int64, nRow, nTok int64, cut int) (top []scored[float64], more bool, err error) {
+func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postings.Iterator, dfs map[string]int64, nRow, nTok int64, cut int) (top []scored[float64], more bool, err error) {
 	if nRow <= 0 {
 		nRow = 1
 	}
@@ -346,19 +348,19 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 				return nil, false, err
 			}
 		}
-		id := int64(endOfList)
+		id := int64(postings.EndOfList)
 		for _, t := range terms[skip:] {
-			id = min(id, t.c.at().id)
+			id = min(id, t.c.At().ID)
 		}
-		if id == endOfList {
+		if id == postings.EndOfList {
 			break
 		}
 		held := 0
 		for j, t := range terms {
 			if j < skip {
-				t.c.seek(id)
+				t.c.Advance(id)
 			}
-			if t.rare && t.c.at().id == id {
+			if t.rare && t.c.At().ID == id {
 				held++
 			}
 		}
@@ -371,8 +373,8 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 			h.offer(s.score(id), id)
 		}
 		for _, t := range terms {
-			if t.c.at().id == id {
-				t.c.next()
+			if t.c.At().ID == id {
+				t.c.Next()
 			}
 		}
 		if match && cut >= 0 && len(h.items) == cut {
@@ -383,8 +385,8 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 		}
 	}
 	for _, t := range terms {
-		if err := t.c.err(); err != nil {
-			return nil, false, err
+		if err := t.c.Err(); err != nil {
+			return nil, false, postingsErr(err)
 		}
 	}
 	return h.sorted(), skip > 0 || matched > len(h.items), nil
@@ -394,14 +396,14 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 type bm25Scorer struct {
 	// cur and idf are each phrase's list (nil when the phrase is in no chunk;
 	// a repeated phrase shares its list) and idf.
-	cur         []*postingCursor
+	cur         []*postings.Iterator
 	idf         []float64
 	title, body float64 // column weights
 	avgdl       float64
 }
 
-func newBM25Scorer(p bm25Plan, lists map[string]*postingCursor, dfs map[string]int64, nRow, nTok int64) bm25Scorer {
-	s := bm25Scorer{cur: make([]*postingCursor, len(p.phrases)), idf: make([]float64, len(p.phrases)),
+func newBM25Scorer(p bm25Plan, lists map[string]*postings.Iterator, dfs map[string]int64, nRow, nTok int64) bm25Scorer {
+	s := bm25Scorer{cur: make([]*postings.Iterator, len(p.phrases)), idf: make([]float64, len(p.phrases)),
 		title: p.title, body: p.body, avgdl: float64(nTok) / float64(nRow)}
 	for i, t := range p.phrases {
 		s.idf[i], s.cur[i] = bm25IDF(nRow, dfs[t]), lists[t]
@@ -419,18 +421,18 @@ func (s *bm25Scorer) score(id int64) float64 {
 	oneMinusB := 1 - b
 	score := 0.0
 	for i, c := range s.cur {
-		if c == nil || c.at().id != id {
+		if c == nil || c.At().ID != id {
 			continue // a phrase absent from the row adds exactly 0
 		}
-		at := c.at()
+		at := c.At()
 		f := 0.0
-		for j := uint32(0); j < at.title; j++ {
+		for j := uint32(0); j < at.Title; j++ {
 			f += s.title
 		}
-		for j := uint32(0); j < at.body; j++ {
+		for j := uint32(0); j < at.Body; j++ {
 			f += s.body
 		}
-		D := float64(at.n)
+		D := float64(at.N)
 		num := float64(f * k1p1)
 		den := f + float64(k1*(oneMinusB+float64(b*D)/s.avgdl))
 		score += float64(s.idf[i] * (num / den))
@@ -440,7 +442,7 @@ func (s *bm25Scorer) score(id int64) float64 {
 
 // mergeTerm is one distinct list of the query in the merge.
 type mergeTerm struct {
-	c    *postingCursor
+	c    *postings.Iterator
 	ub   float64 // more than the list's phrases can add to a chunk's score
 	rare bool    // counted by minMatch
 }
@@ -450,7 +452,7 @@ type mergeTerm struct {
 func (s *bm25Scorer) mergeTerms(p bm25Plan, dfs map[string]int64, nRow int64) []mergeTerm {
 	k1p1 := bm25K1 + 1.0
 	var terms []mergeTerm
-	index := map[*postingCursor]int{}
+	index := map[*postings.Iterator]int{}
 	for i, t := range p.phrases {
 		c := s.cur[i]
 		if c == nil {

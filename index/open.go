@@ -42,7 +42,7 @@ type DB struct {
 	checked string
 	cc      *codeCache // binary codes for the binary vector search, loaded on first use
 	// queryTokenizer is FTS5's tokenizer for the keyword search's query terms
-	// (postings.go), opened on first use and closed by Close.
+	// (fts_tokenizer.go), opened on first use and closed by Close.
 	queryTokenizer *ftsTokenizer
 }
 
