@@ -377,7 +377,7 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postings.Iter
 				t.c.Next()
 			}
 		}
-		if match && cut >= 0 && len(h.items) == cut {
+		if match && cut > 0 && len(h.items) == cut {
 			theta := h.items[0].score
 			for skip < len(terms) && prefix[skip] < theta {
 				skip++
