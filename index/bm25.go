@@ -213,14 +213,15 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 	return v, 9
 }
 
-// bm25Top returns the best cut chunks that hold a term of the plan, in the
-// total order (cut < 0: all), and whether more match.
-func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]scored[float64], bool, error) {
+// bm25Top returns the best cut chunks that hold a term of the plan, of the
+// notes that pass the filter, in the total order (cut < 0: all), and whether
+// more match.
+func (d *DB) bm25Top(ctx context.Context, p bm25Plan, f Filter, cut int) ([]scored[float64], bool, error) {
 	tx, done, err := d.readTx(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword search: %w", err)
 	}
-	defer done() // read only: one snapshot for the totals and the lists
+	defer done() // read only: one snapshot for the totals, the notes and the lists
 	nRow, nTok, err := ftsTotals(ctx, tx)
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword search: %w", err)
@@ -231,11 +232,39 @@ func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]scored[float64
 	if len(p.phrases) == 0 {
 		return nil, false, nil // only extra terms, every one common
 	}
+	var notes []int64 // nil: every note
+	if !f.Empty() {
+		if notes, err = filteredNotes(ctx, tx, f); err != nil || len(notes) == 0 {
+			return nil, false, err
+		}
+	}
 	lists, dfs, err := readLists(ctx, tx, p.phrases)
 	if err != nil {
 		return nil, false, err
 	}
-	return scoreLists(ctx, p, lists, dfs, nRow, nTok, cut)
+	return scoreLists(ctx, p, lists, dfs, nRow, nTok, notes, cut)
+}
+
+// filteredNotes is the ids of the notes that pass the filter, ascending.
+func filteredNotes(ctx context.Context, q queryer, f Filter) ([]int64, error) {
+	where, args := f.where()
+	rows, err := q.QueryContext(ctx, `SELECT n.id FROM notes n WHERE `+where+` ORDER BY n.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	notes := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		notes = append(notes, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	return notes, nil
 }
 
 // readLists reads the posting lists and document frequencies of the terms
@@ -320,7 +349,14 @@ func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held,
 // whole blocks) to each such chunk. Skipped chunks would not have been kept;
 // every chunk it scores is scored in full. more reports that chunks beyond
 // the returned ones match.
-func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postings.Iterator, dfs map[string]int64, nRow, nTok int64, cut int) (top []scored[float64], more bool, err error) {
+//
+// notes, when not nil, are the only notes whose chunks count (ascending): the
+// merge is intersected with them, stepping the lists over every other note's
+// chunks (a note's chunks are the ids of its block, insertNote). A chunk's
+// score does not depend on which others are counted (the totals and idfs are
+// the whole index's), so the chunks returned are those the unfiltered merge
+// ranks, filtered after, in the same order with the same scores.
+func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postings.Iterator, dfs map[string]int64, nRow, nTok int64, notes []int64, cut int) (top []scored[float64], more bool, err error) {
 	if nRow <= 0 {
 		nRow = 1
 	}
@@ -354,6 +390,19 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postings.Iter
 		}
 		if id == postings.EndOfList {
 			break
+		}
+		if notes != nil {
+			j, in := slices.BinarySearch(notes, id/chunkIDsPerNote)
+			if j == len(notes) {
+				break // past the last note counted
+			}
+			notes = notes[j:]
+			if !in { // a note not counted: on to the next one's chunks
+				for _, t := range terms[skip:] {
+					t.c.Advance(notes[0] * chunkIDsPerNote)
+				}
+				continue
+			}
 		}
 		held := 0
 		for j, t := range terms {
@@ -488,10 +537,10 @@ func bm25IDF(nRow, nHit int64) float64 {
 	return x
 }
 
-// keywordPostings is Keyword on the postings: the best cut chunks, joined
-// to their notes and filtered, growing the cut (×8) until q.Limit survive or
-// every match has been seen. ok is false when FTS5 must run the query
-// instead.
+// keywordPostings is Keyword on the postings: the best cut chunks of the
+// notes that pass the filter, growing the cut (×8) until q.Limit notes (or
+// chunks) are kept or every match has been seen. ok is false when FTS5 must
+// run the query instead.
 func (d *DB) keywordPostings(ctx context.Context, q KeywordQuery) (hits []Hit, ok bool, err error) {
 	p, ok, err := d.planBM25(ctx, q)
 	if err != nil || !ok {
@@ -499,19 +548,16 @@ func (d *DB) keywordPostings(ctx context.Context, q KeywordQuery) (hits []Hit, o
 	}
 	perNote := !q.PerChunk
 	cut := q.Limit
-	if perNote || !q.Filter.Empty() {
-		cut = keywordCap(q.Limit, q.Filter)
+	if perNote {
+		// The filter is in the merge: no chunk of the cut is dropped after it.
+		cut = keywordCap(q.Limit, Filter{})
 	}
-	where, args := q.Filter.where()
 	for {
-		top, more, err := d.bm25Top(ctx, p, cut)
+		top, more, err := d.bm25Top(ctx, p, q.Filter, cut)
 		if err != nil {
 			return nil, true, err
 		}
-		hits, err = d.keep(ctx, top, where, args, q.Limit, perNote)
-		if err != nil {
-			return nil, true, err
-		}
+		hits = keepRanked(top, q.Limit, perNote)
 		if len(hits) >= q.Limit || !more {
 			return hits, true, nil
 		}
@@ -519,69 +565,22 @@ func (d *DB) keywordPostings(ctx context.Context, q KeywordQuery) (hits []Hit, o
 	}
 }
 
-// keep joins ranked chunks to their notes and keeps, in rank order, those
-// whose note passes the filter (perNote: a note's first chunk only), at most
-// limit.
-func (d *DB) keep(ctx context.Context, top []scored[float64], where string, args []any, limit int, perNote bool) ([]Hit, error) {
-	if len(top) == 0 {
-		return nil, nil
-	}
-	if where == "1" {
-		// No filter: a chunk's note is in its id (insertNote), no join needed.
-		return keepRanked(top, func(id int64) (int64, bool) { return id / chunkIDsPerNote, true }, limit, perNote), nil
-	}
-	var ids strings.Builder
-	ids.WriteByte('[')
-	for i, s := range top {
-		if i > 0 {
-			ids.WriteByte(',')
-		}
-		fmt.Fprint(&ids, s.id)
-	}
-	ids.WriteByte(']')
-	rows, err := d.sql.QueryContext(ctx, `SELECT c.id, c.note_id, (`+where+`) FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id IN (SELECT value FROM json_each(?))`, append(slices.Clone(args), ids.String())...)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	defer rows.Close()
-	type row struct {
-		note int64
-		ok   bool
-	}
-	found := make(map[int64]row, len(top))
-	for rows.Next() {
-		var id int64
-		var r row
-		if err := rows.Scan(&id, &r.note, &r.ok); err != nil {
-			return nil, err
-		}
-		found[id] = r
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return keepRanked(top, func(id int64) (int64, bool) {
-		r, ok := found[id]
-		return r.note, ok && r.ok
-	}, limit, perNote), nil
-}
-
-// keepRanked keeps, in rank order, the chunks whose note passes (perNote: a
-// note's first chunk only), at most limit.
-func keepRanked(top []scored[float64], note func(int64) (int64, bool), limit int, perNote bool) []Hit {
-	passing := func(yield func(Hit) bool) {
+// keepRanked keeps ranked chunks in rank order (perNote: a note's first
+// chunk only), at most limit. A chunk's note is in its id (insertNote).
+func keepRanked(top []scored[float64], limit int, perNote bool) []Hit {
+	ranked := func(yield func(Hit) bool) {
 		for _, s := range top {
-			if n, ok := note(s.id); ok && !yield(Hit{ChunkID: s.id, NoteID: n, Score: s.score}) {
+			if !yield(Hit{ChunkID: s.id, NoteID: s.id / chunkIDsPerNote, Score: s.score}) {
 				return
 			}
 		}
 	}
 	if perNote {
-		hits, _ := bestPerNote(passing, limit)
+		hits, _ := bestPerNote(ranked, limit)
 		return hits
 	}
 	var hits []Hit
-	for h := range passing {
+	for h := range ranked {
 		if len(hits) == limit {
 			break
 		}

@@ -84,12 +84,14 @@ const (
 // q.Limit. Score is -bm25 (higher is better).
 //
 // Per note, the match is cut to the first `cap` chunks of the total order
-// (bm25, chunk id), the cut is joined and filtered, and each note's first
-// chunk is kept. A note's first chunk in the total order is its best, so when
-// the cut holds Limit notes that pass the filter the answer is exactly the
-// uncut one; when it does not and more chunks match, the cut grows (×8, then
-// no cut). See keywordCap. Per chunk, the cut is Limit, widened the same way
-// when the filter drops chunks.
+// (bm25, chunk id), the cut is filtered, and each note's first chunk is
+// kept. A note's first chunk in the total order is its best, so when the cut
+// holds Limit notes that pass the filter the answer is exactly the uncut
+// one; when it does not and more chunks match, the cut grows (×8, then no
+// cut). See keywordCap. Per chunk, the cut is Limit, widened the same way
+// when the filter drops chunks. The postings filter inside the merge, before
+// the cut (bm25.go), so their cut holds only chunks that pass; FTS5 filters
+// the cut.
 func (d *DB) Keyword(ctx context.Context, q KeywordQuery) ([]Hit, error) {
 	if q.TitleWeight == 0 {
 		q.TitleWeight = 1
@@ -242,8 +244,8 @@ func rankWeights(titleWeight, bodyWeight float64) ([]any, string, error) {
 }
 
 // keywordCap is the first cut of a keyword match: 8 chunks per note wanted
-// (a note is rarely matched in more sections than that), 64 under filters,
-// which drop rows after the cut.
+// (a note is rarely matched in more sections than that), 64 under filters
+// that drop rows after the cut (FTS5's).
 func keywordCap(limit int, f Filter) int {
 	if f.Empty() {
 		return max(8*limit, 64)
