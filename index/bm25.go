@@ -15,6 +15,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/vault-rag/vault-rag/index/postings"
 )
 
 // The keyword search's own bm25. FTS5 scores every row that matches any term
@@ -22,7 +24,7 @@ import (
 // 137,000 chunks of a 30,000-note vault, and each of those rows costs a
 // position-list decode and a call through the auxiliary-function API (the
 // "keyword index call by FTS5" rows of docs/performance.md). Here the
-// query's terms' posting lists (postings.go) are merged document at a time
+// query's terms' posting lists (package postings) are merged document at a time
 // and only the best `cut` chunks are kept, with FTS5's formula computed the
 // way FTS5's C computes it — same constants, same
 // operation order, the same libm log, FTS5's own row and token totals — so
@@ -166,9 +168,7 @@ func keptWithin(extra []string, have map[string]bool, dfs map[string]int64, budg
 // ftsTotals reads what FTS5's xRowCount and xColumnTotalSize read: the
 // averages record of chunks_fts (rowid 1 of its data table), SQLite varints:
 // rows, then tokens per column.
-func ftsTotals(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (rows, tokens int64, err error) {
+func ftsTotals(ctx context.Context, q queryer) (rows, tokens int64, err error) {
 	var blob []byte
 	err = q.QueryRowContext(ctx, `SELECT block FROM chunks_fts_data WHERE id = 1`).Scan(&blob)
 	if err == sql.ErrNoRows {
@@ -213,14 +213,15 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 	return v, 9
 }
 
-// bm25Top returns the best cut chunks that hold a term of the plan, in the
-// total order (cut < 0: all), and whether more match.
-func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]scored[float64], bool, error) {
+// bm25Top returns the best cut chunks that hold a term of the plan, of the
+// notes that pass the filter, in the total order (cut < 0: all), and whether
+// more match.
+func (d *DB) bm25Top(ctx context.Context, p bm25Plan, f Filter, cut int) ([]scored[float64], bool, error) {
 	tx, done, err := d.readTx(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword search: %w", err)
 	}
-	defer done() // read only: one snapshot for the totals and the lists
+	defer done() // read only: one snapshot for the totals, the notes and the lists
 	nRow, nTok, err := ftsTotals(ctx, tx)
 	if err != nil {
 		return nil, false, fmt.Errorf("keyword search: %w", err)
@@ -231,16 +232,44 @@ func (d *DB) bm25Top(ctx context.Context, p bm25Plan, cut int) ([]scored[float64
 	if len(p.phrases) == 0 {
 		return nil, false, nil // only extra terms, every one common
 	}
+	var notes []int64 // nil: every note
+	if !f.Empty() {
+		if notes, err = filteredNotes(ctx, tx, f); err != nil || len(notes) == 0 {
+			return nil, false, err
+		}
+	}
 	lists, dfs, err := readLists(ctx, tx, p.phrases)
 	if err != nil {
 		return nil, false, err
 	}
-	return scoreLists(ctx, p, lists, dfs, nRow, nTok, cut)
+	return scoreLists(ctx, p, lists, dfs, nRow, nTok, notes, cut)
+}
+
+// filteredNotes is the ids of the notes that pass the filter, ascending.
+func filteredNotes(ctx context.Context, q queryer, f Filter) ([]int64, error) {
+	where, args := f.where()
+	rows, err := q.QueryContext(ctx, `SELECT n.id FROM notes n WHERE `+where+` ORDER BY n.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	notes := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		notes = append(notes, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	return notes, nil
 }
 
 // readLists reads the posting lists and document frequencies of the terms
 // (each once); a term in no chunk has neither.
-func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*postingCursor, map[string]int64, error) {
+func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*postings.Iterator, map[string]int64, error) {
 	distinct := slices.Compact(slices.Sorted(slices.Values(terms)))
 	args := make([]any, len(distinct))
 	for i, t := range distinct {
@@ -251,7 +280,7 @@ func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*pos
 		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
-	lists := map[string]*postingCursor{}
+	lists := map[string]*postings.Iterator{}
 	dfs := map[string]int64{}
 	for rows.Next() {
 		var term string
@@ -260,7 +289,7 @@ func readLists(ctx context.Context, tx *sql.Tx, terms []string) (map[string]*pos
 		if err := rows.Scan(&term, &df, &data); err != nil {
 			return nil, nil, err
 		}
-		lists[term] = newPostingCursor(data)
+		lists[term] = postings.NewIterator(data)
 		dfs[term] = df
 	}
 	if err := rows.Err(); err != nil {
@@ -301,11 +330,11 @@ func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held,
 		}
 		idf := bm25IDF(nRow, df)
 		total += idf
-		c.seek(chunkID)
-		if err := c.err(); err != nil {
-			return 0, 0, err
+		c.Advance(chunkID)
+		if err := c.Err(); err != nil {
+			return 0, 0, postingsErr(err)
 		}
-		if c.at().id == chunkID {
+		if c.At().ID == chunkID {
 			held += idf
 		}
 	}
@@ -320,7 +349,14 @@ func (d *DB) Evidence(ctx context.Context, q KeywordQuery, chunkID int64) (held,
 // whole blocks) to each such chunk. Skipped chunks would not have been kept;
 // every chunk it scores is scored in full. more reports that chunks beyond
 // the returned ones match.
-func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor, dfs map[string]int64, nRow, nTok int64, cut int) (top []scored[float64], more bool, err error) {
+//
+// notes, when not nil, are the only notes whose chunks count (ascending): the
+// merge is intersected with them, stepping the lists over every other note's
+// chunks (a note's chunks are the ids of its block, insertNote). A chunk's
+// score does not depend on which others are counted (the totals and idfs are
+// the whole index's), so the chunks returned are those the unfiltered merge
+// ranks, filtered after, in the same order with the same scores.
+func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postings.Iterator, dfs map[string]int64, nRow, nTok int64, notes []int64, cut int) (top []scored[float64], more bool, err error) {
 	if nRow <= 0 {
 		nRow = 1
 	}
@@ -348,19 +384,32 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 				return nil, false, err
 			}
 		}
-		id := int64(endOfList)
+		id := int64(postings.EndOfList)
 		for _, t := range terms[skip:] {
-			id = min(id, t.c.at().id)
+			id = min(id, t.c.At().ID)
 		}
-		if id == endOfList {
+		if id == postings.EndOfList {
 			break
+		}
+		if notes != nil {
+			j, in := slices.BinarySearch(notes, id/chunkIDsPerNote)
+			if j == len(notes) {
+				break // past the last note counted
+			}
+			notes = notes[j:]
+			if !in { // a note not counted: on to the next one's chunks
+				for _, t := range terms[skip:] {
+					t.c.Advance(notes[0] * chunkIDsPerNote)
+				}
+				continue
+			}
 		}
 		held := 0
 		for j, t := range terms {
 			if j < skip {
-				t.c.seek(id)
+				t.c.Advance(id)
 			}
-			if t.rare && t.c.at().id == id {
+			if t.rare && t.c.At().ID == id {
 				held++
 			}
 		}
@@ -373,11 +422,11 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 			h.offer(s.score(id), id)
 		}
 		for _, t := range terms {
-			if t.c.at().id == id {
-				t.c.next()
+			if t.c.At().ID == id {
+				t.c.Next()
 			}
 		}
-		if match && cut >= 0 && len(h.items) == cut {
+		if match && cut > 0 && len(h.items) == cut {
 			theta := h.items[0].score
 			for skip < len(terms) && prefix[skip] < theta {
 				skip++
@@ -385,8 +434,8 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 		}
 	}
 	for _, t := range terms {
-		if err := t.c.err(); err != nil {
-			return nil, false, err
+		if err := t.c.Err(); err != nil {
+			return nil, false, postingsErr(err)
 		}
 	}
 	return h.sorted(), skip > 0 || matched > len(h.items), nil
@@ -396,14 +445,14 @@ func scoreLists(ctx context.Context, p bm25Plan, lists map[string]*postingCursor
 type bm25Scorer struct {
 	// cur and idf are each phrase's list (nil when the phrase is in no chunk;
 	// a repeated phrase shares its list) and idf.
-	cur         []*postingCursor
+	cur         []*postings.Iterator
 	idf         []float64
 	title, body float64 // column weights
 	avgdl       float64
 }
 
-func newBM25Scorer(p bm25Plan, lists map[string]*postingCursor, dfs map[string]int64, nRow, nTok int64) bm25Scorer {
-	s := bm25Scorer{cur: make([]*postingCursor, len(p.phrases)), idf: make([]float64, len(p.phrases)),
+func newBM25Scorer(p bm25Plan, lists map[string]*postings.Iterator, dfs map[string]int64, nRow, nTok int64) bm25Scorer {
+	s := bm25Scorer{cur: make([]*postings.Iterator, len(p.phrases)), idf: make([]float64, len(p.phrases)),
 		title: p.title, body: p.body, avgdl: float64(nTok) / float64(nRow)}
 	for i, t := range p.phrases {
 		s.idf[i], s.cur[i] = bm25IDF(nRow, dfs[t]), lists[t]
@@ -421,18 +470,18 @@ func (s *bm25Scorer) score(id int64) float64 {
 	oneMinusB := 1 - b
 	score := 0.0
 	for i, c := range s.cur {
-		if c == nil || c.at().id != id {
+		if c == nil || c.At().ID != id {
 			continue // a phrase absent from the row adds exactly 0
 		}
-		at := c.at()
+		at := c.At()
 		f := 0.0
-		for j := uint32(0); j < at.title; j++ {
+		for j := uint32(0); j < at.Title; j++ {
 			f += s.title
 		}
-		for j := uint32(0); j < at.body; j++ {
+		for j := uint32(0); j < at.Body; j++ {
 			f += s.body
 		}
-		D := float64(at.n)
+		D := float64(at.N)
 		num := float64(f * k1p1)
 		den := f + float64(k1*(oneMinusB+float64(b*D)/s.avgdl))
 		score += float64(s.idf[i] * (num / den))
@@ -442,7 +491,7 @@ func (s *bm25Scorer) score(id int64) float64 {
 
 // mergeTerm is one distinct list of the query in the merge.
 type mergeTerm struct {
-	c    *postingCursor
+	c    *postings.Iterator
 	ub   float64 // more than the list's phrases can add to a chunk's score
 	rare bool    // counted by minMatch
 }
@@ -452,7 +501,7 @@ type mergeTerm struct {
 func (s *bm25Scorer) mergeTerms(p bm25Plan, dfs map[string]int64, nRow int64) []mergeTerm {
 	k1p1 := bm25K1 + 1.0
 	var terms []mergeTerm
-	index := map[*postingCursor]int{}
+	index := map[*postings.Iterator]int{}
 	for i, t := range p.phrases {
 		c := s.cur[i]
 		if c == nil {
@@ -488,10 +537,10 @@ func bm25IDF(nRow, nHit int64) float64 {
 	return x
 }
 
-// keywordPostings is Keyword on the postings: the best cut chunks, joined
-// to their notes and filtered, growing the cut (×8) until q.Limit survive or
-// every match has been seen. ok is false when FTS5 must run the query
-// instead.
+// keywordPostings is Keyword on the postings: the best cut chunks of the
+// notes that pass the filter, growing the cut (×8) until q.Limit notes (or
+// chunks) are kept or every match has been seen. ok is false when FTS5 must
+// run the query instead.
 func (d *DB) keywordPostings(ctx context.Context, q KeywordQuery) (hits []Hit, ok bool, err error) {
 	p, ok, err := d.planBM25(ctx, q)
 	if err != nil || !ok {
@@ -499,19 +548,16 @@ func (d *DB) keywordPostings(ctx context.Context, q KeywordQuery) (hits []Hit, o
 	}
 	perNote := !q.PerChunk
 	cut := q.Limit
-	if perNote || !q.Filter.Empty() {
-		cut = keywordCap(q.Limit, q.Filter)
+	if perNote {
+		// The filter is in the merge: no chunk of the cut is dropped after it.
+		cut = keywordCap(q.Limit, Filter{})
 	}
-	where, args := q.Filter.where()
 	for {
-		top, more, err := d.bm25Top(ctx, p, cut)
+		top, more, err := d.bm25Top(ctx, p, q.Filter, cut)
 		if err != nil {
 			return nil, true, err
 		}
-		hits, err = d.keep(ctx, top, where, args, q.Limit, perNote)
-		if err != nil {
-			return nil, true, err
-		}
+		hits = keepRanked(top, q.Limit, perNote)
 		if len(hits) >= q.Limit || !more {
 			return hits, true, nil
 		}
@@ -519,68 +565,26 @@ func (d *DB) keywordPostings(ctx context.Context, q KeywordQuery) (hits []Hit, o
 	}
 }
 
-// keep joins ranked chunks to their notes and keeps, in rank order, those
-// whose note passes the filter (perNote: a note's first chunk only), at most
-// limit.
-func (d *DB) keep(ctx context.Context, top []scored[float64], where string, args []any, limit int, perNote bool) ([]Hit, error) {
-	if len(top) == 0 {
-		return nil, nil
-	}
-	if where == "1" {
-		// No filter: a chunk's note is in its id (insertNote), no join needed.
-		return keepRanked(top, func(id int64) (int64, bool) { return id / chunkIDsPerNote, true }, limit, perNote), nil
-	}
-	var ids strings.Builder
-	ids.WriteByte('[')
-	for i, s := range top {
-		if i > 0 {
-			ids.WriteByte(',')
+// keepRanked keeps ranked chunks in rank order (perNote: a note's first
+// chunk only), at most limit. A chunk's note is in its id (insertNote).
+func keepRanked(top []scored[float64], limit int, perNote bool) []Hit {
+	ranked := func(yield func(Hit) bool) {
+		for _, s := range top {
+			if !yield(Hit{ChunkID: s.id, NoteID: s.id / chunkIDsPerNote, Score: s.score}) {
+				return
+			}
 		}
-		fmt.Fprint(&ids, s.id)
 	}
-	ids.WriteByte(']')
-	rows, err := d.sql.QueryContext(ctx, `SELECT c.id, c.note_id, (`+where+`) FROM chunks c JOIN notes n ON n.id = c.note_id WHERE c.id IN (SELECT value FROM json_each(?))`, append(slices.Clone(args), ids.String())...)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+	if perNote {
+		hits, _ := bestPerNote(ranked, limit)
+		return hits
 	}
-	defer rows.Close()
-	type row struct {
-		note int64
-		ok   bool
-	}
-	found := make(map[int64]row, len(top))
-	for rows.Next() {
-		var id int64
-		var r row
-		if err := rows.Scan(&id, &r.note, &r.ok); err != nil {
-			return nil, err
-		}
-		found[id] = r
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return keepRanked(top, func(id int64) (int64, bool) {
-		r, ok := found[id]
-		return r.note, ok && r.ok
-	}, limit, perNote), nil
-}
-
-// keepRanked keeps, in rank order, the chunks whose note passes (perNote: a
-// note's first chunk only), at most limit.
-func keepRanked(top []scored[float64], note func(int64) (int64, bool), limit int, perNote bool) []Hit {
 	var hits []Hit
-	seen := map[int64]bool{}
-	for _, s := range top {
-		n, ok := note(s.id)
-		if !ok || (perNote && seen[n]) {
-			continue
-		}
-		seen[n] = true
-		hits = append(hits, Hit{ChunkID: s.id, NoteID: n, Score: s.score})
+	for h := range ranked {
 		if len(hits) == limit {
 			break
 		}
+		hits = append(hits, h)
 	}
 	return hits
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vault-rag/vault-rag/index/postings"
 	"github.com/vault-rag/vault-rag/internal/vaulttest"
 )
 
@@ -164,7 +165,7 @@ func postingsAgree(t *testing.T, dbPath string) {
 		if err := rows.Scan(&term, &df, &data); err != nil {
 			t.Fatal(err)
 		}
-		ps, err := decodePostings(data)
+		ps, err := postings.Decode(data)
 		if err != nil || int64(len(ps)) != df {
 			t.Fatalf("%q: %d postings decoded (%v), df %d", term, len(ps), err, df)
 		}
@@ -285,9 +286,9 @@ func TestFTSTotals(t *testing.T) {
 	for r.Next() {
 		var data []byte
 		r.Scan(&data)
-		ps, _ := decodePostings(data)
+		ps, _ := postings.Decode(data)
 		for _, p := range ps {
-			lengths[p.id] = p.n
+			lengths[p.ID] = p.N
 		}
 	}
 	r.Close()
@@ -297,56 +298,6 @@ func TestFTSTotals(t *testing.T) {
 	}
 	if rows != chunks || tokens != sum || rows == 0 {
 		t.Errorf("FTS5 totals %d rows, %d tokens; the index has %d chunks of %d tokens", rows, tokens, chunks, sum)
-	}
-}
-
-// A cursor's seek lands where a walk would, over lists of one to many blocks.
-func TestPostingSeek(t *testing.T) {
-	rng := rand.New(rand.NewSource(4))
-	for _, n := range []int{1, 63, 64, 65, 1000} {
-		var enc listEncoder
-		var want []posting
-		id := int64(0)
-		for i := 0; i < n; i++ {
-			id += 1 + rng.Int63n(1<<uint(rng.Intn(20)))
-			p := posting{id: id, title: uint32(rng.Intn(3)), body: uint32(rng.Intn(40)), n: uint32(rng.Intn(900))}
-			if err := enc.add(p); err != nil {
-				t.Fatal(err)
-			}
-			want = append(want, p)
-		}
-		if err := enc.add(posting{id: id}); err == nil {
-			t.Fatal("a chunk out of order was accepted")
-		}
-		data := enc.bytes()
-		got, err := decodePostings(data)
-		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Fatalf("%d postings: decoded %d (%v)", n, len(got), err)
-		}
-		c := newPostingCursor(data)
-		i := 0
-		for target := int64(0); target <= id+10; target += 1 + rng.Int63n(1<<uint(rng.Intn(22))) {
-			c.seek(target)
-			for i < len(want) && want[i].id < target {
-				i++
-			}
-			if i == len(want) {
-				if c.at().id != endOfList || c.err() != nil {
-					t.Fatalf("%d postings: seek(%d) found %d past the end (%v)", n, target, c.at().id, c.err())
-				}
-				break
-			}
-			if c.at() != want[i] {
-				t.Fatalf("%d postings: seek(%d) = %+v, want %+v", n, target, c.at(), want[i])
-			}
-		}
-		// A cut list is an error, or (cut between blocks) a shorter list;
-		// never a panic.
-		for cut := 1; cut < len(data); cut += 1 + len(data)/7 {
-			if ps, err := decodePostings(data[:cut]); err == nil && len(ps) >= n {
-				t.Errorf("%d postings cut at %d of %d bytes: %d decoded without error", n, cut, len(data), len(ps))
-			}
-		}
 	}
 }
 

@@ -308,9 +308,7 @@ func finish(ctx context.Context, tx *sql.Tx, emb Embedder, opts BuildOptions, pa
 	return nil
 }
 
-func readMeta(ctx context.Context, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}) (map[string]string, error) {
+func readMeta(ctx context.Context, db queryer) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, `SELECT key, value FROM meta`)
 	if err != nil {
 		return nil, err

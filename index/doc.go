@@ -17,7 +17,7 @@
 // The read side is DB: Open checks the file before handing it out (open.go);
 // its lookups of notes, chunks and links (read.go) return the rows of rows.go
 // and narrow by the Filter of filter.go; the keyword search (keyword.go), run
-// on the index's own postings (postings.go, bm25.go) or by FTS5; and the
+// on the index's own postings (package postings, kw_writer.go, bm25.go) or by FTS5; and the
 // vector search (vector.go), exact with sqlite-vec or by binary codes
 // rescored with the float vectors (quant.go), with the filter ladder of a
 // scoped search.

@@ -84,12 +84,14 @@ const (
 // q.Limit. Score is -bm25 (higher is better).
 //
 // Per note, the match is cut to the first `cap` chunks of the total order
-// (bm25, chunk id), the cut is joined and filtered, and each note's first
-// chunk is kept. A note's first chunk in the total order is its best, so when
-// the cut holds Limit notes that pass the filter the answer is exactly the
-// uncut one; when it does not and more chunks match, the cut grows (×8, then
-// no cut). See keywordCap. Per chunk, the cut is Limit, widened the same way
-// when the filter drops chunks.
+// (bm25, chunk id), the cut is filtered, and each note's first chunk is
+// kept. A note's first chunk in the total order is its best, so when the cut
+// holds Limit notes that pass the filter the answer is exactly the uncut
+// one; when it does not and more chunks match, the cut grows (×8, then no
+// cut). See keywordCap. Per chunk, the cut is Limit, widened the same way
+// when the filter drops chunks. The postings filter inside the merge, before
+// the cut (bm25.go), so their cut holds only chunks that pass; FTS5 filters
+// the cut.
 func (d *DB) Keyword(ctx context.Context, q KeywordQuery) ([]Hit, error) {
 	if q.TitleWeight == 0 {
 		q.TitleWeight = 1
@@ -242,8 +244,8 @@ func rankWeights(titleWeight, bodyWeight float64) ([]any, string, error) {
 }
 
 // keywordCap is the first cut of a keyword match: 8 chunks per note wanted
-// (a note is rarely matched in more sections than that), 64 under filters,
-// which drop rows after the cut.
+// (a note is rarely matched in more sections than that), 64 under filters
+// that drop rows after the cut (FTS5's).
 func keywordCap(limit int, f Filter) int {
 	if f.Empty() {
 		return max(8*limit, 64)
@@ -257,10 +259,9 @@ func (d *DB) keywordPass(ctx context.Context, q string, matchArgs []any, cut int
 		return nil, 0, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
-	var hits []Hit
-	seen := map[int64]bool{}
+	pick := firstPerNote{limit: limit}
 	n := 0
-	for rows.Next() {
+	for rows.Next() { // every row, to count them
 		var h Hit
 		var rank float64
 		var ok bool
@@ -268,12 +269,10 @@ func (d *DB) keywordPass(ctx context.Context, q string, matchArgs []any, cut int
 			return nil, 0, err
 		}
 		n++
-		if !ok || seen[h.NoteID] || len(hits) == limit {
-			continue
+		if ok {
+			h.Score = -rank
+			pick.offer(h)
 		}
-		seen[h.NoteID] = true
-		h.Score = -rank
-		hits = append(hits, h)
 	}
-	return hits, n, rows.Err()
+	return pick.hits, n, rows.Err()
 }

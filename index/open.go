@@ -28,7 +28,7 @@ var ErrCorrupt = errors.New("index unusable")
 type DB struct {
 	db *sql.DB // the open file, closed by Close
 	// sql is what queries read: db, or a snapshot's transaction (Snapshot).
-	sql  dbReader
+	sql  queryer
 	snap *sql.Tx
 	path string
 	// file is the index file as Open found it at path: CheckFile compares
@@ -42,14 +42,15 @@ type DB struct {
 	checked string
 	cc      *codeCache // binary codes for the binary vector search, loaded on first use
 	// queryTokenizer is FTS5's tokenizer for the keyword search's query terms
-	// (postings.go), opened on first use and closed by Close.
+	// (fts_tokenizer.go), opened on first use and closed by Close.
 	queryTokenizer *ftsTokenizer
 }
 
 const generationQuery = `SELECT coalesce((SELECT value FROM meta WHERE key = ?), '')`
 
-// dbReader is what the read side queries: the open file, or a snapshot of it.
-type dbReader interface {
+// queryer is what the index's statements read through: the open file
+// (*sql.DB), a snapshot or a build's transaction (*sql.Tx), or a connection.
+type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }

@@ -54,7 +54,7 @@ func schema(dim int) []string {
 		`CREATE INDEX chunks_note ON chunks(note_id, ord)`,
 		`CREATE INDEX chunks_embed ON chunks(embed_hash)`,
 		`CREATE VIRTUAL TABLE chunks_fts USING fts5(title, body, tokenize='` + ftsTokenize + `')`,
-		// Each term's chunks, for the keyword search's own bm25 (postings.go).
+		// Each term's chunks, for the keyword search's own bm25 (package postings, kw_writer.go).
 		`CREATE TABLE kw_postings(term TEXT PRIMARY KEY, df INTEGER NOT NULL, data BLOB NOT NULL)`,
 		fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[%d])`, dim),
 		// The quantized first pass of a vector search (quant.go): one sign bit

@@ -106,11 +106,7 @@ func (d *DB) vectorsComplete(ctx context.Context) (bool, error) {
 	return v != "0", nil
 }
 
-type querier interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}
-
-func countCoverage(ctx context.Context, q querier) (Coverage, error) {
+func countCoverage(ctx context.Context, q queryer) (Coverage, error) {
 	var c Coverage
 	err := q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks WHERE embed_hash != ''), (SELECT count(*) FROM chunk_vectors)`).Scan(&c.Chunks, &c.Embedded)
 	if err != nil {

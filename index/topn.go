@@ -1,6 +1,9 @@
 package index
 
-import "slices"
+import (
+	"iter"
+	"slices"
+)
 
 // scored is an item of a ranking: higher scores first, ties to the lower id
 // (the total order of every search here).
@@ -72,4 +75,46 @@ func (h *topN[S]) sorted() []scored[S] {
 		return 0
 	})
 	return h.items
+}
+
+// firstPerNote gathers, from hits offered in rank order, each note's first
+// hit, at most limit of them, and the first hit of a note it left out: a
+// note search's answer, and what would have come next.
+type firstPerNote struct {
+	limit int
+	seen  map[int64]bool
+	hits  []Hit
+	next  *Hit // the first hit of a note left out; nil while none is
+}
+
+// offer takes the next hit in rank order. It returns false once a note has
+// been left out: nothing offered after that changes hits or next.
+func (f *firstPerNote) offer(h Hit) bool {
+	switch {
+	case f.next != nil:
+		return false
+	case f.seen[h.NoteID]:
+		return true
+	case len(f.hits) == f.limit:
+		f.next = &h
+		return false
+	}
+	if f.seen == nil {
+		f.seen = map[int64]bool{}
+	}
+	f.seen[h.NoteID] = true
+	f.hits = append(f.hits, h)
+	return true
+}
+
+// bestPerNote keeps each note's first hit, in hit order, at most limit, and
+// returns the first hit of a note it left out (nil when there is none).
+func bestPerNote(hits iter.Seq[Hit], limit int) ([]Hit, *Hit) {
+	pick := firstPerNote{limit: limit}
+	for h := range hits {
+		if !pick.offer(h) {
+			break
+		}
+	}
+	return pick.hits, pick.next
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 )
@@ -216,7 +217,7 @@ func (d *DB) vectorNotes(ctx context.Context, q VectorQuery) (VectorResult, erro
 				return VectorResult{}, err
 			}
 		}
-		res.Hits, res.Next = bestPerNote(hits, q.Limit)
+		res.Hits, res.Next = bestPerNote(slices.Values(hits), q.Limit)
 		res.K = k
 		switch {
 		case len(res.Hits) >= res.Want:
@@ -258,24 +259,6 @@ func (d *DB) inScope(ctx context.Context, hits []Hit, f Filter) ([]Hit, error) {
 		}
 	}
 	return kept, nil
-}
-
-// bestPerNote keeps each note's first hit, in hit order, at most limit, and
-// returns the first hit of a note it left out (nil when there is none).
-func bestPerNote(hits []Hit, limit int) ([]Hit, *Hit) {
-	seen := map[int64]bool{}
-	var out []Hit
-	for _, h := range hits {
-		if seen[h.NoteID] {
-			continue
-		}
-		if len(out) == limit {
-			return out, &h
-		}
-		seen[h.NoteID] = true
-		out = append(out, h)
-	}
-	return out, nil
 }
 
 // nearestExact returns the k chunks nearest to v by L2 distance, nearest
