@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vault-rag/vault-rag/internal/clientconfig"
 )
 
 var updateConnect = flag.Bool("update", false, "rewrite testdata/connect.golden from what connect prints and writes now")
@@ -42,7 +44,7 @@ func TestConnectGolden(t *testing.T) {
 	}
 	// The one-click route depends on the bundles lying near the test binary;
 	// TestBundleRoute checks it, and its texts are held below.
-	bundle := bundleRoute(findBundle(exe), thisHost())
+	bundle := bundleRoute(findBundle(exe), clientconfig.ThisHost())
 	backupStamp := regexp.MustCompile(`\.bak-[0-9]{8}-[0-9]{6}`)
 	clean := func(s string) string {
 		s = strings.ReplaceAll(s, exe, "$EXE")
@@ -168,7 +170,7 @@ func TestConnectGolden(t *testing.T) {
 	for _, tc := range []struct{ bundle, goos string }{
 		{"", "linux"}, {"", "darwin"}, {"/x/vault-rag-1.0.0.mcpb", "linux"}, {`C:\dl\vault-rag-1.0.0.mcpb`, "windows"},
 	} {
-		fmt.Fprintf(&b, "=== bundleRoute %q %s\n%s", tc.bundle, tc.goos, bundleRoute(tc.bundle, host{goos: tc.goos, getenv: func(string) string { return "" }}))
+		fmt.Fprintf(&b, "=== bundleRoute %q %s\n%s", tc.bundle, tc.goos, bundleRoute(tc.bundle, clientconfig.Host{GOOS: tc.goos, Env: func(string) string { return "" }}))
 	}
 
 	got := b.String()
