@@ -137,15 +137,7 @@ func TestConnectGolden(t *testing.T) {
 	}
 
 	// The npx and uvx routes, with stand-ins for the runners and node.
-	bin := filepath.Join(t.TempDir(), "node", "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"npx", "node", "uvx"} {
-		if err := os.WriteFile(filepath.Join(bin, f), []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin := standInRunners(t)
 	t.Setenv("PATH", t.TempDir()) // no npx or uvx of this machine's
 	t.Setenv(envPackage, "vault-rag@1.2.3")
 	t.Setenv(envNode, filepath.Join(bin, "node"))

@@ -32,15 +32,7 @@ func TestConnectThroughRunner(t *testing.T) {
 		t.Skip("the stand-in npx and uvx are POSIX files; clientconfig.TestThroughRunner covers Windows")
 	}
 	_, vault, data := connectEnv(t)
-	bin := filepath.Join(t.TempDir(), "node", "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"npx", "node", "uvx"} {
-		if err := os.WriteFile(filepath.Join(bin, f), []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin := standInRunners(t)
 	t.Setenv(envPackage, "vault-rag@1.2.3")
 	t.Setenv(envNode, filepath.Join(bin, "node"))
 
@@ -98,6 +90,22 @@ func TestConnectThroughRunner(t *testing.T) {
 		}
 		checkServer(t, serverOf(t, []byte(out), "servers", "vault-rag"), "stdio", vault, data)
 	}
+}
+
+// standInRunners is a folder of stand-ins for npx, node and uvx: POSIX
+// scripts that do nothing, for an entry to name by their absolute paths.
+func standInRunners(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "node", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"npx", "node", "uvx"} {
+		if err := os.WriteFile(filepath.Join(bin, f), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin
 }
 
 func TestVersionLine(t *testing.T) {
