@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vault-rag/vault-rag/internal/clientconfig"
 )
 
 // connectEnv gives a test a home, a vault and a data folder of its own, so
@@ -435,15 +436,15 @@ func TestConnectList(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != len(mcpClients) {
+	if len(lines) != len(clientconfig.All()) {
 		t.Fatalf("want one line per client, got\n%s", out)
 	}
-	for i, c := range mcpClients {
-		if !strings.HasPrefix(lines[i], c.name+" ") {
-			t.Errorf("line %d should name %s: %q", i+1, c.name, lines[i])
+	for i, c := range clientconfig.All() {
+		if !strings.HasPrefix(lines[i], c.Name+" ") {
+			t.Errorf("line %d should name %s: %q", i+1, c.Name, lines[i])
 		}
-		if c.file != nil && !strings.Contains(lines[i], home) {
-			t.Errorf("line %d should give %s's file under the home %s: %q", i+1, c.name, home, lines[i])
+		if c.File != nil && !strings.Contains(lines[i], home) {
+			t.Errorf("line %d should give %s's file under the home %s: %q", i+1, c.Name, home, lines[i])
 		}
 	}
 	if runtime.GOOS == "linux" && !strings.Contains(lines[0], "no official Linux build") {
@@ -454,7 +455,7 @@ func TestConnectList(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []map[string]string
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != len(mcpClients) {
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != len(clientconfig.All()) {
 		t.Errorf("--list --json: %v\n%s", err, out)
 	}
 }
@@ -473,25 +474,5 @@ func TestConnectHelp(t *testing.T) {
 		if !strings.Contains(out, "\n  "+f+" ") && !strings.Contains(out, "\n  "+f+"\n") {
 			t.Errorf("the usage does not list %s:\n%s", f, out)
 		}
-	}
-}
-
-// mergeServer keeps a byte-order mark and drops a later duplicate of the
-// name, which a client (taking the last) would otherwise use instead.
-func TestConnectMergeEdges(t *testing.T) {
-	entry := json.RawMessage(`{"command":"/bin/new"}`)
-	doc := append([]byte{0xEF, 0xBB, 0xBF}, `{"mcpServers": {"vault-rag": {"command": "a"}, "x": {}, "vault-rag": {"command": "b"}}}`...)
-	out, replaced, err := mergeServer(doc, "mcpServers", "vault-rag", entry)
-	if err != nil || !replaced {
-		t.Fatalf("replaced %v, err %v", replaced, err)
-	}
-	if !bytes.HasPrefix(out, []byte{0xEF, 0xBB, 0xBF}) {
-		t.Error("the byte-order mark was lost")
-	}
-	if n := bytes.Count(out, []byte(`"vault-rag"`)); n != 1 {
-		t.Errorf("want one vault-rag entry, got %d:\n%s", n, out)
-	}
-	if !inOrder(string(out), `"vault-rag"`, `"/bin/new"`, `"x"`) {
-		t.Errorf("the entry moved:\n%s", out)
 	}
 }

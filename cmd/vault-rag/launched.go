@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"runtime"
 	"slices"
-	"strings"
+
+	"github.com/vault-rag/vault-rag/internal/clientconfig"
 )
 
 // The package launchers (packaging/npm, packaging/pypi) start the binary with
@@ -63,79 +63,13 @@ func (l launch) describe() string {
 	return fmt.Sprintf("PyPI package %s, run by %s", l.pkg, l.via)
 }
 
-// guiPath is the PATH a desktop application gets on macOS and most Linux
-// desktops when started from the dock or a menu: no shell has run, so no
-// folder a shell profile adds (Homebrew's /opt/homebrew/bin, nvm's, a
-// version manager's) is on it.
-var guiPath = []string{"/usr/bin", "/bin", "/usr/sbin", "/sbin"}
-
-// runnerServer is the entry that has a client start the server through the
-// package runner that started this process (npx or uvx), by absolute paths,
-// so that a client started without the shell's PATH finds it: the npx or uvx
-// the launcher named, else the one on PATH. npx is a node script (#!/usr/bin/env
-// node), so where node's folder is not on a desktop application's PATH it is
-// put first on the entry's PATH; on Windows, where a client cannot start a
-// .cmd file without a shell, the entry runs node with npm's npx-cli.js. The
-// env of base (the vault, the data folder) is kept. warnings say what could
-// not be made certain.
-func runnerServer(l launch, h host, base mcpServer, exists func(string) bool, lookPath func(string) (string, error)) (s mcpServer, warnings []string) {
-	s = base
-	s.Env = map[string]string{}
-	for k, v := range base.Env {
-		s.Env[k] = v
-	}
-	serve := []string{"serve", "--transport", "stdio"}
-	exe := ""
-	if h.goos == "windows" {
-		exe = ".exe"
-	}
-	dir := func(p string) string {
-		if h.goos == "windows" {
-			return p[:max(strings.LastIndexAny(p, `\/`), 0)]
-		}
-		return path.Dir(p)
-	}
-	find := func(name string) string {
-		if l.runner != "" && exists(l.runner) {
-			return l.runner
-		}
-		if p, err := lookPath(name); err == nil {
-			return p
-		}
-		warnings = append(warnings, fmt.Sprintf("%s was started by %s, but no %s was found on PATH: the entry names it without a folder, which a client started from the desktop may not find", l.pkg, name, name))
-		return name
-	}
-	switch l.via {
-	case "uvx":
-		s.Command = find("uvx" + exe)
-		s.Args = append([]string{l.pkg}, serve...)
-	case "npx":
-		s.Args = append([]string{"-y", l.pkg}, serve...)
-		if h.goos == "windows" && l.node != "" {
-			cli := h.join(dir(l.node), "node_modules", "npm", "bin", "npx-cli.js")
-			if exists(cli) {
-				s.Command = l.node
-				s.Args = append([]string{cli}, s.Args...)
-				return s, warnings
-			}
-			warnings = append(warnings, fmt.Sprintf("no npx-cli.js beside %s: the entry names npx.cmd, which a client that starts programs without a shell cannot run", l.node))
-		}
-		name := "npx"
-		if h.goos == "windows" {
-			name = "npx.cmd"
-		}
-		s.Command = find(name)
-		if h.goos != "windows" && l.node != "" && !slices.Contains(guiPath, dir(l.node)) {
-			s.Env["PATH"] = strings.Join(append([]string{dir(l.node)}, guiPath...), ":")
-		}
-	}
-	return s, warnings
-}
-
-// thisRunnerServer is runnerServer on this machine.
-func thisRunnerServer(l launch, base mcpServer) (mcpServer, []string) {
+// thisRunnerServer is the entry that has a client start the server through
+// the npx or uvx that started this process (clientconfig.ThroughRunner), on
+// this machine.
+func thisRunnerServer(l launch, base clientconfig.Server) (clientconfig.Server, []string) {
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
-	return runnerServer(l, thisHost(), base, exists, exec.LookPath)
+	r := clientconfig.Runner{Via: l.via, Package: l.pkg, Path: l.runner, Node: l.node}
+	return clientconfig.ThroughRunner(r, clientconfig.ThisHost(), base, exists, exec.LookPath)
 }
 
 // versionLine is what --version prints: the release, and the package that
