@@ -194,6 +194,9 @@ type progressSub struct {
 type phaseKey struct {
 	seq   int
 	other bool
+	// otherPhase is the other process's phase ("reading", "embedding"):
+	// each counts from where the one before ended.
+	otherPhase string
 }
 
 // setTarget names the run and sends what the run in progress has already
@@ -271,7 +274,7 @@ func (p *progressSub) sendLocked(seq int, pr index.Progress) {
 }
 
 func (p *progressSub) sendOtherLocked(seq int, o otherBuild) {
-	p.enterLocked(phaseKey{seq: seq, other: true})
+	p.enterLocked(phaseKey{seq: seq, other: true, otherPhase: o.phase})
 	p.phaseTotal = o.total
 	did := fmt.Sprintf("%d of %d chunks embedded", o.done, o.total)
 	if o.phase == "reading" {

@@ -170,7 +170,8 @@ func TestReindexProgressOtherProcess(t *testing.T) {
 }
 
 // TestProgressPhases: a caller waiting for run 8 while run 7 runs is sent
-// run 7's wait for another process's build, run 7's embedding, its end,
+// run 7's wait for another process's build (its reading, then its
+// embedding, each counted on from the last), run 7's embedding, its end,
 // then run 8's embedding and end: strictly increasing, within total, the
 // last at progress == total.
 func TestProgressPhases(t *testing.T) {
@@ -188,7 +189,9 @@ func TestProgressPhases(t *testing.T) {
 	ev.subscribe(sub)
 	ev.begin(7, false)
 	sub.setTarget(8, &ev)
-	o := otherBuildOf(index.BuildHolder{PID: 4242}, index.Coverage{Embedded: 10, Chunks: 100})
+	o := otherBuildOf(index.BuildHolder{PID: 4242, Progress: &index.Progress{Phase: "reading", Done: 400, Total: 486}}, index.Coverage{})
+	ev.otherProgress(&o)
+	o = otherBuildOf(index.BuildHolder{PID: 4242}, index.Coverage{Embedded: 10, Chunks: 100})
 	ev.otherProgress(&o)
 	o = otherBuildOf(index.BuildHolder{PID: 4242, Progress: &index.Progress{Phase: "embedding", Done: 60, Total: 100}}, index.Coverage{})
 	ev.otherProgress(&o)
@@ -207,7 +210,8 @@ func TestProgressPhases(t *testing.T) {
 		}
 		prev = s.p
 	}
-	if len(got) != 6 || !strings.Contains(got[0].msg, "pid 4242") || !strings.HasPrefix(got[len(got)-1].msg, "reindex done") {
+	if len(got) != 7 || !strings.Contains(got[0].msg, "pid 4242") || !strings.Contains(got[0].msg, "400 of 486 notes read") ||
+		!strings.Contains(got[1].msg, "10 of 100 chunks embedded") || !strings.HasPrefix(got[len(got)-1].msg, "reindex done") {
 		t.Errorf("%d notifications: %+v", len(got), got)
 	}
 }
