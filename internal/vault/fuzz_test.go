@@ -207,15 +207,23 @@ func FuzzChunkNote(f *testing.F) {
 				}
 			}
 		}
-		// Either no title line was dropped, or exactly one: "#" and the title's words.
-		titleLine := map[string]int{"#": 1}
-		for _, w := range strings.Fields(title) {
-			titleLine[w]++
+		// Either no title line was dropped, or exactly one: "#" and the
+		// words of a level-one heading that reads as the title once its
+		// markup is dropped (PlainHeading), as written.
+		ok := onlyMarkers(missing, nil, headingsSeen)
+		var titleLines []map[string]int
+		for _, line := range strings.Split(body, "\n") {
+			if h, isH1 := strings.CutPrefix(strings.TrimRight(line, "\r"), "# "); isH1 && PlainHeading(h) == title {
+				words := map[string]int{"#": 1}
+				for _, w := range strings.Fields(h) {
+					words[w]++
+				}
+				titleLines = append(titleLines, words)
+				ok = ok || onlyMarkers(missing, words, headingsSeen)
+			}
 		}
-		okA := onlyMarkers(missing, nil, headingsSeen)
-		okB := onlyMarkers(missing, titleLine, headingsSeen)
-		if !okA && !okB {
-			t.Errorf("words lost beyond the \"##\" markers (%d sections) and one title line %v: %v", headingsSeen, titleLine, nonZero(missing))
+		if !ok {
+			t.Errorf("words lost beyond the \"##\" markers (%d sections) and one title line (of %v): %v", headingsSeen, titleLines, nonZero(missing))
 		}
 	})
 }
