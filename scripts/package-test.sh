@@ -153,6 +153,17 @@ UVX=$PY/bin/uvx
 REG_ENV=(--env "npm_config_registry=$NPM_URL" --env "npm_config_cache=$WORK/npx-user/.npm"
   --env "UV_INDEX_URL=$PYPI_URL/simple/" --env "UV_CACHE_DIR=$WORK/uvx-user/.cache/uv" --env UV_PYTHON_DOWNLOADS=never)
 
+# session NAME: an MCP session started from the entry `connect` wrote through
+# NAME (npx or uvx), as a desktop client would start it.
+session() {
+  if node e2e/package-launch.mjs --entry "$WORK/$1-entry.json" --name "$1" --home "$HOME" "${REG_ENV[@]}" >"$WORK/$1-session.log" 2>&1; then
+    ok "an MCP session through the $1 entry connect wrote: $(grep -c '^ok' "$WORK/$1-session.log") checks"
+  else
+    notok "an MCP session through the $1 entry connect wrote:"; sed 's/^/    /' "$WORK/$1-session.log" | tail -30
+  fi
+  grep '^#' "$WORK/$1-session.log" | sed 's/^/  /' | grep -v 'env:'
+}
+
 echo "# 3. npx"
 user npx-user
 t0=$SECONDS
@@ -171,12 +182,7 @@ e = json.load(open(sys.argv[1]))["mcpServers"]["vault-rag"]
 ok = os.path.isabs(e["command"]) and os.path.basename(e["command"]) == "npx" and e["args"] == ["-y", "vault-rag@" + sys.argv[2], "serve", "--transport", "stdio"]
 print("  entry:", json.dumps(e)); sys.exit(0 if ok else 1)
 PY
-if node e2e/package-launch.mjs --entry "$WORK/npx-entry.json" --name npx --home "$HOME" "${REG_ENV[@]}" >"$WORK/npx-session.log" 2>&1; then
-  ok "an MCP session through the npx entry connect wrote: $(grep -c '^ok' "$WORK/npx-session.log") checks"
-else
-  notok "an MCP session through the npx entry connect wrote:"; sed 's/^/    /' "$WORK/npx-session.log" | tail -30
-fi
-grep '^#' "$WORK/npx-session.log" | sed 's/^/  /' | grep -v 'env:'
+session npx
 
 echo "# 3. uvx"
 user uvx-user
@@ -191,12 +197,7 @@ e = json.load(open(sys.argv[1]))["mcpServers"]["vault-rag"]
 ok = os.path.realpath(e["command"]) == os.path.realpath(sys.argv[3]) and e["args"] == ["vault-rag@" + sys.argv[2], "serve", "--transport", "stdio"]
 print("  entry:", json.dumps(e)); sys.exit(0 if ok else 1)
 PY
-if node e2e/package-launch.mjs --entry "$WORK/uvx-entry.json" --name uvx --home "$HOME" "${REG_ENV[@]}" >"$WORK/uvx-session.log" 2>&1; then
-  ok "an MCP session through the uvx entry connect wrote: $(grep -c '^ok' "$WORK/uvx-session.log") checks"
-else
-  notok "an MCP session through the uvx entry connect wrote:"; sed 's/^/    /' "$WORK/uvx-session.log" | tail -30
-fi
-grep '^#' "$WORK/uvx-session.log" | sed 's/^/  /' | grep -v 'env:'
+session uvx
 pyexe=$(ls "$UV_CACHE_DIR"/archive-v*/*/lib/python3*/site-packages/vault_rag/bin/vault-rag 2>/dev/null | head -1)
 check "uvx: the binary stays in the package folder, ONNX Runtime beside it (not in a scripts folder)" \
   test -x "$pyexe" -a -f "$(dirname "$pyexe")/../lib/libonnxruntime.so"
