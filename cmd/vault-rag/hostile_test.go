@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/mcptest"
 	"github.com/vault-rag/vault-rag/internal/vaultfs"
@@ -68,23 +66,11 @@ func TestHostileVaultCLI(t *testing.T) {
 	}
 	callTool := func(name string, args map[string]any) string {
 		t.Helper()
-		req := mcp.CallToolRequest{}
-		req.Params.Name = name
-		req.Params.Arguments = args
-		res, err := c.CallTool(ctx, req)
-		if err != nil {
-			t.Fatalf("%s: protocol error: %v\nstderr:\n%s", name, err, srv.Stderr())
+		text, isErr := srv.CallTool(ctx, t, name, args)
+		if isErr {
+			t.Fatalf("%s(%v): %s", name, args, text)
 		}
-		var text []string
-		for _, ct := range res.Content {
-			if tc, ok := ct.(mcp.TextContent); ok {
-				text = append(text, tc.Text)
-			}
-		}
-		if res.IsError {
-			t.Fatalf("%s(%v): %s", name, args, strings.Join(text, "\n"))
-		}
-		return strings.Join(text, "\n")
+		return text
 	}
 	var re struct {
 		Skipped []struct {

@@ -37,20 +37,7 @@ func TestServeMissingVault(t *testing.T) {
 	}
 	callTool := func(name string, args map[string]any) (string, bool) {
 		t.Helper()
-		req := mcp.CallToolRequest{}
-		req.Params.Name = name
-		req.Params.Arguments = args
-		res, err := c.CallTool(ctx, req)
-		if err != nil {
-			t.Fatalf("%s: protocol error: %v\nstderr:\n%s", name, err, srv.Stderr())
-		}
-		var text []string
-		for _, ct := range res.Content {
-			if tc, ok := ct.(mcp.TextContent); ok {
-				text = append(text, tc.Text)
-			}
-		}
-		return strings.Join(text, "\n"), res.IsError
+		return srv.CallTool(ctx, t, name, args)
 	}
 	for _, tl := range tools.Tools {
 		msg, isErr := callTool(tl.Name, map[string]any{"query": "lease"})

@@ -96,6 +96,27 @@ func StartStdio(t *testing.T, cmd *exec.Cmd) *Stdio {
 	return s
 }
 
+// CallTool calls the tool name with args and returns the text of its answer
+// and whether it is a tool error; a protocol error fails the test, with the
+// server's stderr.
+func (s *Stdio) CallTool(ctx context.Context, t testing.TB, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := s.Client.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v\nstderr:\n%s", name, err, s.Stderr())
+	}
+	var text []string
+	for _, ct := range res.Content {
+		if tc, ok := ct.(mcp.TextContent); ok {
+			text = append(text, tc.Text)
+		}
+	}
+	return strings.Join(text, "\n"), res.IsError
+}
+
 // Stderr is what the server has written to stderr so far.
 func (s *Stdio) Stderr() string { return s.stderr.String() }
 
