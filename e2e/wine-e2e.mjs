@@ -6,7 +6,7 @@
 // after equal those before.
 //
 // Usage (scripts/wine/test.sh sets all of it up; `make wine-test` runs it):
-//   WINE=/usr/lib/wine/wine64 VAULT_RAG_EXE=/path/vault-rag.exe \
+//   WINE=data/wine/bin/wine64 VAULT_RAG_EXE=/path/vault-rag.exe \
 //   VAULT_PATH='Z:\...\vault' DB_PATH='Z:\...\vault.db' VAULT_RAG_DATA='Z:\...' \
 //   ONNXRUNTIME_LIB='Z:\...\onnxruntime.dll' node wine-e2e.mjs
 // The index at DB_PATH must already be built (by `vault-rag.exe reindex`).

@@ -6,8 +6,15 @@ WINE_ROOT=${WINE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 WINE_DATA=${WINE_DATA:-$WINE_ROOT/data/wine}
 
 # Debian's wine64 puts its runner and server under /usr/lib/wine; the `wine`
-# package would only add launchers in /usr/bin for them.
-export WINE=${WINE:-/usr/lib/wine/wine64}
+# package would only add launchers in /usr/bin for them. WINE_BIN is that
+# runner; WINE, what every script and e2e launcher runs, is the wrapper
+# setup.sh writes beside the prefix: it preloads amx-permit.so (amx-permit.c
+# says why) and runs WINE_BIN, so a Windows program may use AMX on any x86-64
+# Linux CPU. The wrapper holds absolute paths, so it works in the scrubbed
+# environment a launcher such as e2e/mcpb-launch.mjs gives it.
+export WINE_BIN=${WINE_BIN:-/usr/lib/wine/wine64}
+export WINE=${WINE:-$WINE_DATA/bin/wine64}
+WINE_AMX_SHIM=$WINE_DATA/amx-permit.so
 export WINESERVER=${WINESERVER:-/usr/lib/wine/wineserver64}
 export WINEPREFIX=${WINEPREFIX:-$WINE_DATA/prefix}
 # No Mono or Gecko installer prompts, no debug chatter, no display: console only.

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # test.sh: vault-rag's Windows build run under wine (make wine-test). Steps, each
-# logged as "wine-test: [N/6] ..." and named again if it fails:
-#   1. ort      a Windows Go program loads onnxruntime.dll and prints its version
-#   2. index    the index package's tests, built for Windows, run under wine
+# logged as "wine-test: [N/7] ..." and named again if it fails:
+#   1. amx      on a CPU with AMX: a Windows program's tile instruction dies
+#               under plain wine and runs under WINE, the wrapper that preloads
+#               amx-permit.so (amx-permit.c says why); skipped, with the reason,
+#               on a CPU without AMX
+#   2. ort      a Windows Go program loads onnxruntime.dll and prints its version
+#   3. index    the index package's tests, built for Windows, run under wine
 #               (WINE_INDEX_RUN picks tests, default all)
-#   3. build    the windows-x64 release folder, dist/stage/windows-x64/vault-rag
+#   4. build    the windows-x64 release folder, dist/stage/windows-x64/vault-rag
 #               (bin/vault-rag.exe, lib/onnxruntime.dll, configs/)
-#   4. cli      reindex of a copy of the demo vault, search, status, with
+#   5. cli      reindex of a copy of the demo vault, search, status, with
 #               Windows paths (Z:\... is the Linux root under wine)
-#   5. mcp      an MCP session over stdio with the official TypeScript SDK, and
+#   6. mcp      an MCP session over stdio with the official TypeScript SDK, and
 #               a full reindex by a second process while that server holds the
 #               index open (e2e/wine-e2e.mjs)
-#   6. bundle   the .mcpb's win32 entry launched under wine (e2e/mcpb-launch.mjs),
+#   7. bundle   the .mcpb's win32 entry launched under wine (e2e/mcpb-launch.mjs),
 #               when the bundle has a Windows build (WINE_BUNDLE=0 skips it)
-# WINE_STEPS lists the steps to run (default: all six, by name).
+# WINE_STEPS lists the steps to run (default: all seven, by name).
 # Needs scripts/wine/setup.sh first. Every wine run has a timeout; the wine
 # server is stopped at the end whatever happens.
 set -euo pipefail
@@ -35,20 +39,39 @@ finish() {
 }
 trap finish EXIT
 trap 'exit 143' TERM INT
-STEPS=" ${WINE_STEPS:-ort index build cli mcp bundle} "
+STEPS=" ${WINE_STEPS:-amx ort index build cli mcp bundle} "
 want_step() { [[ $STEPS == *" $1 "* ]]; }
 step() { STEP=$1; printf 'wine-test: [%s] %s (at %s s)\n' "$1" "$2" "$SECONDS" >&2; }
 fail() { printf 'wine-test: step %s: %s\n' "$STEP" "$*" >&2; exit 1; }
 # jget FILE EXPR prints a value of a JSON file (EXPR indexes the parsed object d).
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null || echo "?"; }
 
-[ -x "$WINE" ] && [ -f "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" ] && [ -s "$WIN_ORT_DLL" ] \
+[ -x "$WINE" ] && [ -s "$WINE_AMX_SHIM" ] && [ -f "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" ] && [ -s "$WIN_ORT_DLL" ] \
   || { STEP=setup; fail "wine is not set up: run scripts/wine/setup.sh (make wine-setup)"; }
 "$WINESERVER" -k >/dev/null 2>&1 || true # a server left by an earlier run would hold old state
 
-# --- 1. ONNX Runtime loads
+# --- 1. AMX tiles
+if want_step amx; then
+  step 1/7 "amx: a Windows program's AMX tile instruction under wine"
+  if ! grep -qw amx_tile /proc/cpuinfo; then
+    echo "  skipped: this CPU has no AMX (no amx_tile in /proc/cpuinfo), so no kernel of ONNX Runtime uses it"
+  else
+    (cd "$WORK" && "$(wine_zig)" cc -target x86_64-windows-gnu -O2 -o amxprobe.exe "$WINE_ROOT/scripts/wine/amxprobe.c") \
+      || fail "building amxprobe.exe"
+    # Without the preload the probe must die: otherwise it proves nothing about the wrapper.
+    if out=$(timeout --kill-after=10 120 "$WINE_BIN" "$WORK/amxprobe.exe" 2>&1); then
+      fail "amxprobe.exe ran under plain wine ($WINE_BIN) on a CPU with AMX: it no longer exercises the tile permission ($out)"
+    fi
+    out=$(wine_run 120 "$WORK/amxprobe.exe" 2>&1) \
+      || fail "amxprobe.exe died under $WINE on a CPU with AMX: amx-permit.so did not get the tile permission: $(tail -3 <<<"$out")"
+    grep -q 'amx: tiles usable' <<<"$out" || fail "amxprobe.exe printed '$out'"
+    echo "  dies under plain wine, runs under $WINE: $(tr -d '\r' <<<"$out")"
+  fi
+fi
+
+# --- 2. ONNX Runtime loads
 if want_step ort; then
-  step 1/6 "ort: a Windows Go program loads onnxruntime.dll $ORT_VERSION"
+  step 2/7 "ort: a Windows Go program loads onnxruntime.dll $ORT_VERSION"
   (wine_go_env && go build -o "$WORK/ortversion.exe" ./scripts/wine/ortversion) || fail "building ortversion.exe"
   out=$(wine_run 120 "$WORK/ortversion.exe" "$(winpath "$WIN_ORT_DLL")" 2>"$WORK/ort.err") \
     || fail "ortversion.exe: $(tail -5 "$WORK/ort.err")"
@@ -56,9 +79,9 @@ if want_step ort; then
   echo "  $out"
 fi
 
-# --- 2. the index package's tests
+# --- 3. the index package's tests
 if want_step index; then
-  step 2/6 "index: the index package's tests for Windows under wine"
+  step 3/7 "index: the index package's tests for Windows under wine"
   t0=$SECONDS
   # With Go's file deletion taught wine's answer (deleteat-overlay.sh): without
   # it every t.TempDir cleanup fails under wine 8.0.
@@ -82,9 +105,9 @@ if want_step index; then
   echo "  ran in $((SECONDS - t0)) s"
 fi
 
-# --- 3. vault-rag.exe
+# --- 4. vault-rag.exe
 if want_step build || want_step cli || want_step mcp; then
-  step 3/6 "build: the windows-x64 release folder (scripts/dist.sh windows-x64)"
+  step 4/7 "build: the windows-x64 release folder (scripts/dist.sh windows-x64)"
   t0=$SECONDS
   DATA=$DATA bash scripts/dist.sh windows-x64 >&2 || fail "scripts/dist.sh windows-x64"
   STAGE=$WINE_ROOT/dist/stage/windows-x64/vault-rag
@@ -93,9 +116,9 @@ if want_step build || want_step cli || want_step mcp; then
   echo "  built in $((SECONDS - t0)) s"
 fi
 
-# --- 4. the CLI on a copy of the demo vault, all paths in Windows form
+# --- 5. the CLI on a copy of the demo vault, all paths in Windows form
 if want_step cli || want_step mcp; then
-  step 4/6 "cli: reindex, search, status on a copy of the demo vault"
+  step 5/7 "cli: reindex, search, status on a copy of the demo vault"
   cp -r vault "$WORK/vault"
   mkdir -p "$WORK/data"
   # The models are read in place (wine follows the symlink); the index goes to the work folder.
@@ -132,17 +155,17 @@ print(sum(1 for p in sys.stdin.read().splitlines() if not any(p == s or (s.endsw
   echo "  status: $(jget "$WORK/status.json" '{k: d.get(k) for k in ("index", "notes", "chunks", "embedder", "warnings")}')"
 fi
 
-# --- 5. the SDK session and a full reindex while serving
+# --- 6. the SDK session and a full reindex while serving
 if want_step mcp; then
-  step 5/6 "mcp: SDK session over stdio, and a full reindex while the server holds the index"
+  step 6/7 "mcp: SDK session over stdio, and a full reindex while the server holds the index"
   [ -d e2e/node_modules/@modelcontextprotocol/sdk ] || (cd e2e && npm ci --no-audit --no-fund >/dev/null) || fail "npm ci in e2e/"
   VAULT_RAG_EXE=$EXE timeout --kill-after=10 1000 node e2e/wine-e2e.mjs || fail "e2e/wine-e2e.mjs (lines 'not ok' above)"
   "$WINESERVER" -k >/dev/null 2>&1 || true
 fi
 
-# --- 6. the bundle's win32 entry
+# --- 7. the bundle's win32 entry
 if want_step bundle; then
-  step 6/6 "bundle: the .mcpb's win32 entry under wine"
+  step 7/7 "bundle: the .mcpb's win32 entry under wine"
   if [ "${WINE_BUNDLE:-1}" = 0 ]; then
     echo "  skipped (WINE_BUNDLE=0)"
   elif [ ! -f e2e/mcpb-launch.mjs ]; then
