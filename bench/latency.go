@@ -155,7 +155,7 @@ func (r *runner) timeConfigs(ctx context.Context, cfgs []*pipeline.Config, d dat
 		m = pipeline.ModelsOf(r.reg)
 	}
 	env := stages.NewEnv(db, m)
-	now := eval.DefaultNow
+	now := eval.DefaultNow()
 	dataset, queries := d.name, d.timed
 	for _, cfg := range cfgs {
 		indexed := db.Embedder()

@@ -104,7 +104,7 @@ func (r *runner) rerankCost(ctx context.Context, dbPath string, queries []string
 					continue
 				}
 				sm.last = models.BatchStats{}
-				_, st, err := pipeline.Run(ctx, env, ru.cfg, pipeline.Request{Text: q, Now: eval.DefaultNow})
+				_, st, err := pipeline.Run(ctx, env, ru.cfg, pipeline.Request{Text: q, Now: eval.DefaultNow()})
 				if errors.Is(err, models.ErrNotInstalled) {
 					ru.failed = "model not installed"
 					continue

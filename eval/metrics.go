@@ -2,8 +2,12 @@ package eval
 
 import "math"
 
-// Cutoffs are the recall depths reported.
-var Cutoffs = []int{1, 3, 5, 10}
+// cutoffs are the recall depths measured. They are not an option: the
+// baselines (gate.Metrics), the reports and the gate read exactly these four.
+var cutoffs = [...]int{1, 3, 5, 10}
+
+// Cutoffs returns the recall depths measured, a new slice on every call.
+func Cutoffs() []int { return append([]int(nil), cutoffs[:]...) }
 
 // Scores are one query's (or a mean's) measures.
 type Scores struct {
@@ -33,7 +37,7 @@ func Score(ranked []string, rel map[string]int) Scores {
 	if nrel == 0 {
 		return s
 	}
-	for _, k := range Cutoffs {
+	for _, k := range cutoffs {
 		found := 0
 		for _, p := range ranked[:min(k, len(ranked))] {
 			if rel[p] > 0 {
@@ -90,7 +94,7 @@ func Mean(all []Scores) Scores {
 		return m
 	}
 	for _, s := range all {
-		for _, k := range Cutoffs {
+		for _, k := range cutoffs {
 			m.Recall[k] += s.Recall[k]
 		}
 		m.MRR += s.MRR
@@ -102,7 +106,7 @@ func Mean(all []Scores) Scores {
 		}
 	}
 	n := float64(len(all))
-	for _, k := range Cutoffs {
+	for _, k := range cutoffs {
 		m.Recall[k] /= n
 	}
 	m.MRR /= n

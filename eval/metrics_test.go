@@ -132,7 +132,7 @@ func TestScore(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := Score(c.ranked, c.rel)
-			for _, k := range Cutoffs {
+			for _, k := range Cutoffs() {
 				if !near(s.Recall[k], c.recall[k]) {
 					t.Errorf("recall@%d = %.6f, want %.6f", k, s.Recall[k], c.recall[k])
 				}

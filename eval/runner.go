@@ -20,10 +20,11 @@ import (
 	"github.com/vault-rag/vault-rag/stages"
 )
 
-// DefaultNow is the clock every eval query runs at, so recency is reproducible.
-// It lies before any checkout's file times, so a note dated by its file time
-// (no frontmatter date, no date in its name) counts as new on every machine.
-var DefaultNow = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+// DefaultNow returns the clock every eval query runs at unless Options.Now
+// says otherwise, so recency is reproducible. It lies before any checkout's
+// file times, so a note dated by its file time (no frontmatter date, no date
+// in its name) counts as new on every machine.
+func DefaultNow() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }
 
 // Depth is how many notes each query asks for: the metrics read the top 10,
 // the TREC run file holds them all.
@@ -137,7 +138,7 @@ func Run(ctx context.Context, ds *Dataset, opts Options) (*DatasetRun, error) {
 	}
 	now := opts.Now
 	if now.IsZero() {
-		now = DefaultNow
+		now = DefaultNow()
 	}
 	var emb index.Embedder = opts.IndexWith
 	mods := opts.Models

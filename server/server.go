@@ -218,12 +218,12 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: vault path: %w", err)
 	}
+	if err := vault.FolderProblem(abs); err != nil {
+		return nil, fmt.Errorf("server: %w: set VAULT_PATH or pass --vault", err)
+	}
 	realVault, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return nil, fmt.Errorf("server: vault: %w", err)
-	}
-	if st, err := os.Stat(realVault); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("server: vault %s is not a folder", opts.VaultPath)
 	}
 	s := &Server{opts: opts, log: opts.Logger, realVault: realVault, env: pipeline.NewEnv(nil, opts.Registry)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

@@ -36,7 +36,7 @@ func cmdEval(ctx context.Context, args []string) error {
 	reference := fs.String("reference", "shipping", "the configuration others are compared with")
 	root := fs.String("root", configRoot(), "folder holding configs/, experiments/, eval/, vault/ and baselines/ [VAULT_RAG_ROOT]")
 	embedder := fs.String("embedder", "", "the embedding model datasets are indexed with (default: the gate's, the fp32 original of VAULT_RAG_EMBEDDER's model or, unset, of the model a first index of the dataset's vault would choose by its script; that model's quality is then checked against it)")
-	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
+	nowFlag := fs.String("now", eval.DefaultNow().Format("2006-01-02"), "the clock recency measures from")
 	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions): configurations that read the client's keywords and answer run with them too; a vault dataset's own client.json is always used")
 	var sets eval.ExpansionDirs
 	fs.Var(&sets, "expansions-variant", `NAME=DIR: a further set of client expansions, DIR/<dataset>.json each: on a dataset with a file there, configurations that read the client's text run with it too, as rows "CONFIG +NAME"; repeatable`)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vault-rag/vault-rag/index"
+	"github.com/vault-rag/vault-rag/internal/vault"
 	"github.com/vault-rag/vault-rag/models"
 	"github.com/vault-rag/vault-rag/server"
 )
@@ -95,15 +96,15 @@ func cmdStatus(ctx context.Context, args []string) error {
 // readStatus reads the vault's index; what it cannot read goes into
 // IndexProblem, never an error: status is what a person runs when something
 // is wrong.
-func readStatus(ctx context.Context, vault, db string) statusReport {
-	st := statusReport{Vault: vault, Index: db, Warnings: []string{}}
-	if abs, err := filepath.Abs(vault); err == nil {
+func readStatus(ctx context.Context, vaultDir, db string) statusReport {
+	st := statusReport{Vault: vaultDir, Index: db, Warnings: []string{}}
+	if abs, err := filepath.Abs(vaultDir); err == nil {
 		st.Vault = abs
 	}
-	if fi, err := os.Stat(vault); err == nil && fi.IsDir() {
+	if err := vault.FolderProblem(vaultDir); err == nil {
 		st.VaultExists = true
 	} else {
-		st.Warnings = append(st.Warnings, fmt.Sprintf("the vault folder %s does not exist: set VAULT_PATH or pass --vault", st.Vault))
+		st.Warnings = append(st.Warnings, err.Error()+": set VAULT_PATH or pass --vault")
 	}
 	if abs, err := filepath.Abs(db); err == nil {
 		st.Index = abs
@@ -120,7 +121,7 @@ func readStatus(ctx context.Context, vault, db string) statusReport {
 		return st
 	}
 	defer d.Close()
-	if err := d.CheckVault(vault); err != nil {
+	if err := d.CheckVault(vaultDir); err != nil {
 		st.IndexProblem = vaultMismatchHint(err).Error()
 	}
 	if s, err := d.Stats(ctx); err != nil {

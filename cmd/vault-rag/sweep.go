@@ -24,7 +24,7 @@ func cmdSweep(ctx context.Context, args []string) error {
 	markdown := fs.Bool("markdown", false, "print the tables as markdown")
 	root := fs.String("root", configRoot(), "folder holding configs/, experiments/, eval/ and vault/ [VAULT_RAG_ROOT]")
 	embedder := fs.String("embedder", "", "the embedding model datasets are indexed with (default: each dataset's gate model, the fp32 original of the model a first index of its vault would choose by its script)")
-	nowFlag := fs.String("now", eval.DefaultNow.Format("2006-01-02"), "the clock recency measures from")
+	nowFlag := fs.String("now", eval.DefaultNow().Format("2006-01-02"), "the clock recency measures from")
 	expansions := fs.String("expansions", "", "a folder of client expansion files, <dataset>.json each (e.g. ../shared/client-expansions), for a sweep scored with them (expansions: client); a vault dataset's own client.json is always used")
 	setUsage(fs, "FILE.yaml [flags]", "Runs the grid of a sweep file (see experiments/sweeps/) over every --dataset, chooses a setting with\nk-fold cross-validation and writes it as an experiment (--sweep-out).")
 	file, err := sweepOperand(fs, args)

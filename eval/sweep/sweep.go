@@ -259,7 +259,7 @@ func (s *Sweep) parseGrid(src pipeline.Source, grid *yaml.Node) error {
 // experiments/NAME.yaml) or a path relative to root.
 func resolveBase(root, base string) (string, error) {
 	if strings.TrimSpace(base) == "" {
-		return "", fmt.Errorf("empty")
+		return "", fmt.Errorf("no base configuration: name one of configs/ or experiments/ (shipping, say) or give a path to a .yaml file")
 	}
 	if !strings.HasSuffix(base, ".yaml") && !strings.ContainsAny(base, `/\`) {
 		c, err := pipeline.Find(root, base)
