@@ -39,7 +39,7 @@ try {
   const text = (res.content ?? []).map((c) => c.text ?? '').join('');
   const out = { initialize_ms: Math.round(tInit - t0), search_ms: Math.round(tSearch - tInit), error: res.isError ? text : null };
   if (!res.isError) {
-    const j = JSON.parse(text);
+    const j = res.structuredContent ?? JSON.parse(text);
     Object.assign(out, { notes: (j.notes ?? []).length, waited_for_first_index_ms: j.waited_for_first_index_ms ?? 0, vectors: j.vectors });
   }
   const tList0 = performance.now();

@@ -28,7 +28,8 @@ const cliDir = path.join(here, 'node_modules', '@modelcontextprotocol', 'inspect
 // The package's command (mcp-inspector-cli); --cli selects the command-line
 // client, which it runs as a child process.
 const cli = path.join(cliDir, 'build', 'cli.js');
-const TOOLS = ['vault_delta', 'vault_grep', 'vault_list', 'vault_overview', 'vault_read', 'vault_reindex', 'vault_search'];
+// The default tool set (serve --tools, VAULT_RAG_TOOLS): mcp-e2e.mjs exercises every tool.
+const TOOLS = ['vault_grep', 'vault_read', 'vault_search'];
 // A query and the demo note it must find among the first five.
 const QUERY = 'how do I keep a sourdough starter alive';
 const KNOWN = 'personal/baking/sourdough-starter.md';
@@ -84,11 +85,7 @@ function exercise(label, target, env) {
   const call = inspect([...target, '--method', 'tools/call', '--tool-name', 'vault_search',
     '--tool-arg', `query=${QUERY}`, '--tool-arg', 'k=5'], env);
   let found = null;
-  try {
-    found = JSON.parse((call.json?.content ?? []).filter((x) => x.type === 'text').map((x) => x.text).join(''));
-  } catch {
-    found = null;
-  }
+  found = call.json?.structuredContent ?? null;
   const hits = (found?.notes ?? []).map((n) => n.path);
   c(`tools/call vault_search finds ${KNOWN}`, call.json?.isError !== true && hits.length >= 1 && hits.length <= 5 && hits.includes(KNOWN),
     `${JSON.stringify(hits)}; ${brief(call)}`);

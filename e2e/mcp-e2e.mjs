@@ -59,6 +59,8 @@ async function exercise(client, label, vault) {
     notes.every((n, i) => n.rank === i + 1 && typeof n.path === 'string' && typeof n.match?.ranks === 'object' &&
       Array.isArray(n.passages) && n.passages.length >= 1 && n.passages.every((p) => typeof p.text === 'string' && p.text.length > 0)),
     s.text.slice(0, 300));
+  c('vault_search sends the typed answer as structuredContent and text for the model, not JSON',
+    s.json !== null && !s.text.startsWith('{') && notes.every((n) => s.text.includes(n.path)), s.text.slice(0, 300));
   c('vault_search says nothing is degraded by leaving degraded out, and its stages only when explained', s.json?.degraded === undefined &&
     s.json?.stages === undefined, s.text.slice(0, 300));
   const ex = await callTool(client, 'vault_search', { query: 'why did writes get slow in the middle of the night', k: 3, explain: true });
@@ -72,7 +74,7 @@ async function exercise(client, label, vault) {
   // search and its expansions all say so, never "the question's language".
   const rule = 'The notes are written in English: write keywords and hypothetical_answer in English, whatever the language of the question.';
   const instructions = client.getInstructions() ?? '';
-  c('initialize gives the language rule and points to vault_overview', instructions.includes(rule) && instructions.includes('vault_overview'),
+  c('initialize points to vault_overview and leaves the language rule to vault_search', !instructions.includes('language') && instructions.includes('vault_overview'),
     instructions.slice(0, 400));
   c('vault_search and its expansions name the notes\' language', (searchTool?.description ?? '').includes(rule) &&
     ['keywords', 'hypothetical_answer'].every((k) => /in English, whatever the language of the question/.test(props[k]?.description ?? '') &&
@@ -262,6 +264,7 @@ async function progress(client, c, label, vault) {
 async function main() {
   if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run \`make build\``);
   const { tmp, vault, env } = demoCopy('vault-rag-e2e-');
+  env.VAULT_RAG_TOOLS = 'all'; // every tool is exercised; inspector-e2e.mjs checks the default set
   const logs = [];
   try {
     // 1. stdio: the SDK spawns the server and speaks over its stdin/stdout.

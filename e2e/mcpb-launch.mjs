@@ -9,8 +9,9 @@
 //   3. spawn the command with the manifest's environment and nothing else
 //      but HOME (a fresh temporary folder) and PATH;
 //   4. run an MCP session with the official TypeScript SDK: initialize,
-//      tools/list (the manifest's tools), vault_reindex (waits for the first
-//      build), vault_search, which must find the demo note;
+//      tools/list (the manifest's tools), the first build awaited (by
+//      vault_reindex when listed, else by searching until the vectors are
+//      all there), vault_search, which must find the demo note;
 //   5. check that the index went to the per-user data folder under that
 //      HOME, and nothing was written into the unpacked bundle;
 //   6. launch it again with a vault folder that does not exist: initialize

@@ -72,7 +72,7 @@ async function main() {
   console.log(`# ${o.name}: initialized in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   try {
     await checkDemoSession(client, (name, ok, detail) => check(`${o.name}: ${name}`, ok, detail),
-      ['vault_search', 'vault_grep', 'vault_read', 'vault_list', 'vault_reindex'], CALL_TIMEOUT_MS);
+      ['vault_search', 'vault_grep', 'vault_read'], CALL_TIMEOUT_MS);
   } finally {
     await client.close();
   }

@@ -58,7 +58,7 @@ async function main() {
   delete env.VAULT_RAG_ADDR;
   const logs = [];
   const transport = new StdioClientTransport({
-    command: wine, args: [exe, 'serve', '--transport', 'stdio'], env, stderr: 'pipe',
+    command: wine, args: [exe, 'serve', '--transport', 'stdio', '--tools', 'all'], env, stderr: 'pipe',
   });
   transport.stderr?.on('data', (b) => logs.push(`[serve] ${b}`));
   let protocolErrors = 0;

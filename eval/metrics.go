@@ -16,8 +16,9 @@ type Scores struct {
 	NDCG   float64         // nDCG@10 with linear gain (trec_eval's ndcg_cut_10)
 	// Answer is answer@1: 1 when the first note's passages, at the default
 	// detail, hold a sentence judged to answer the query in that note
-	// (Dataset.Answers), else 0. Bytes is the size of the answer
-	// vault_search sends for the first 10 notes at the default detail.
+	// (Dataset.Answers), else 0. Bytes is the size of the text a model
+	// reads of vault_search's answer (SearchResult.Text) for the first
+	// AnswerDepth notes at the default detail.
 	// Judged counts the queries with passage judgements that they were
 	// measured on (1 or 0 for one query); a mean averages both over those.
 	Answer float64

@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -34,14 +33,12 @@ const Depth = 100
 // vault_search's default k.
 const AnswerDepth = pipeline.DefaultK
 
-// answerScores are a query's answer@1 and the size of vault_search's
-// answer for its first AnswerDepth notes, at the default detail.
+// answerScores are a query's answer@1 and the size of the text of
+// vault_search's answer for its first AnswerDepth notes, at the default
+// detail.
 func answerScores(a Answers, id string, res *pipeline.Result) (answer, size float64, err error) {
 	top := res.Notes[:min(AnswerDepth, len(res.Notes))]
-	raw, err := json.Marshal(server.SearchAnswer(&pipeline.Result{Config: res.Config, Notes: top}, false))
-	if err != nil {
-		return 0, 0, err
-	}
+	raw := server.SearchAnswer(&pipeline.Result{Config: res.Config, Notes: top}, false).Text()
 	if len(top) > 0 {
 		var shown []string
 		for _, p := range top[0].Passages {

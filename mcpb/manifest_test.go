@@ -33,7 +33,7 @@ func description(full string) string {
 // language, with Description's text.
 func serverTools() []tool {
 	var out []tool
-	for _, t := range server.Tools(vault.Languages{}) {
+	for _, t := range server.Tools(vault.Languages{}, nil) {
 		out = append(out, tool{Name: t.Name, Description: description(t.Description)})
 	}
 	return out

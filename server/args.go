@@ -128,6 +128,11 @@ func (a args) decode(dst any) error {
 		}
 		prop, ok := a.schema.Properties[name].(map[string]any)
 		if !ok {
+			// A parameter this listing leaves out (searchDef's full ones)
+			// keeps its zero value: checkArgs has refused it if sent.
+			if declaredInFull(a.tool, name) {
+				continue
+			}
 			return fmt.Errorf("%s: field %s reads parameter %q, which the tool does not declare", a.tool, field.Name, name)
 		}
 		if err := a.decodeField(name, prop, f); err != nil {
@@ -135,6 +140,18 @@ func (a args) decode(dst any) error {
 		}
 	}
 	return nil
+}
+
+// declaredInFull reports whether the tool's full definition (toolSpecs)
+// declares the parameter.
+func declaredInFull(tool, name string) bool {
+	for _, t := range toolSpecs(nil) {
+		if t.def.Name == tool {
+			_, ok := t.def.InputSchema.Properties[name]
+			return ok
+		}
+	}
+	return false
 }
 
 // decodeField reads one parameter, declared by prop, into f.

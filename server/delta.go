@@ -142,21 +142,20 @@ func (c candidate) passage() string {
 
 func deltaDef() mcp.Tool {
 	return mcp.NewTool(ToolDelta,
-		mcp.WithDescription("For each candidate item (say, facts from a conversation), say whether the vault already covers it or it is new, with the nearest note, heading and cosine similarity as evidence. "+
-			fmt.Sprintf("An item is covered when its similarity reaches the threshold (default %.3f). ", DefaultNoveltyThreshold)+
-			`Items written mostly in a script the index's embedding model was not trained on (Cyrillic or Arabic for either shipped model, Chinese for the English one) come back "unscored: language": the model cannot judge them.`),
+		mcp.WithDescription("For each candidate item (say, facts from a conversation): does the vault already cover it? With the nearest note, heading and cosine as evidence. "+
+			`Items in a script the embedding model does not know come back "unscored: language".`),
 		mcp.WithArray("items", mcp.Required(), mcp.MinItems(1), mcp.MaxItems(MaxDeltaItems),
 			mcp.Items(map[string]any{
 				"type": "object",
 				"properties": map[string]any{
-					"text":  map[string]any{"type": "string", "minLength": 1, "maxLength": MaxDeltaItemBytes, "description": fmt.Sprintf("The item's text, at most %d bytes.", MaxDeltaItemBytes)},
-					"title": map[string]any{"type": "string", "maxLength": MaxDeltaTitleBytes, "description": fmt.Sprintf("An optional title, embedded before the text, at most %d bytes.", MaxDeltaTitleBytes)},
+					"text":  map[string]any{"type": "string", "minLength": 1, "maxLength": MaxDeltaItemBytes, "description": "The item."},
+					"title": map[string]any{"type": "string", "maxLength": MaxDeltaTitleBytes, "description": "Optional."},
 				},
 				"required":             []string{"text"},
 				"additionalProperties": false,
 			}),
-			mcp.Description(fmt.Sprintf("The candidates, 1..%d, each {text, title?} with text at most %d bytes.", MaxDeltaItems, MaxDeltaItemBytes))),
-		mcp.WithNumber("threshold", mcp.Min(0), mcp.Max(1), mcp.Description(fmt.Sprintf("Cosine similarity at or above which an item counts as covered (default %.3f, measured on a private corpus; tune it for yours).", DefaultNoveltyThreshold))),
+			mcp.Description("The candidates.")),
+		mcp.WithNumber("threshold", mcp.Min(0), mcp.Max(1), mcp.Description(fmt.Sprintf("Cosine at which an item is covered (default %.3f).", DefaultNoveltyThreshold))),
 		mcp.WithSchemaAdditionalProperties(false),
 		readOnly("Check what the vault already covers"),
 	)

@@ -49,25 +49,18 @@ const (
 
 func grepDef() mcp.Tool {
 	return mcp.NewTool(ToolGrep,
-		mcp.WithDescription("Exact search, like grep: the lines of the vault's notes that hold a string or match a regular expression. "+
-			"Use it to enumerate which notes mention something, to find when something first appeared (sort: date), or for exact tokens (names, error codes, config keys) that vault_search may rank low. "+
-			"Searches the indexed notes as they are on disk, line by line; line numbers are the file's (frontmatter lines count), as ripgrep gives them. "+
-			"Returns the number of matching lines and notes (all of them, not only those listed), whether the list was cut, "+
-			"and the matches grouped by note: path, the note's match count, and each line's number, heading path (\"Setup › Install\") and text (long lines cut to about 200 bytes around the match). "+
-			"files_only lists only the notes and their counts, the cheapest way to enumerate. "+
-			fmt.Sprintf("A search stops after %g s and says so (complete: false); narrow it with path or glob.", DefaultGrepBudget.Seconds())),
-		mcp.WithString("pattern", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(MaxGrepPattern),
-			mcp.Description(fmt.Sprintf("The text to find, literally (default), or with regex a regular expression. Matched within one line. At most %d bytes; a pattern that matches an empty line (\"a*\") is refused.", MaxGrepPattern))),
-		mcp.WithBoolean("regex", mcp.Description(`Read pattern as a regular expression in RE2 syntax (Go's regexp: no lookaround or backreferences; ^ and $ are the line's start and end). Default false: literal text.`)),
-		mcp.WithBoolean("case_sensitive", mcp.Description("Match case exactly (default false: case-insensitive).")),
-		mcp.WithString("path", mcp.Description(`Only notes whose vault-relative path starts with this (case-sensitive), usually a folder ending in "/".`)),
-		mcp.WithString("glob", mcp.Description(`Only notes whose vault-relative path matches this glob: * and ? within a folder name, [abc], and ** for any number of folders ("projects/**/2024-*.md"). A glob without "/" matches the file name in any folder ("*plan*.md").`)),
-		mcp.WithString("sort", mcp.Enum(grepSortPath, grepSortDate, grepSortDateDesc),
-			mcp.Description(`Order of the notes: "path" (default), "date" (oldest first: where something first appears) or "date_desc" (newest first). A note's date is its frontmatter date, else a date in its file name, else its file time; notes dated only by file time come after the others either way. With a date order each note carries its date and date_source.`)),
+		mcp.WithDescription("Exact search, like rg: the lines holding a string or matching a regex, by note, with line numbers and heading paths. "+
+			"For which notes mention X, when X first appeared (sort date), exact names and codes."),
+		mcp.WithString("pattern", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(MaxGrepPattern), mcp.Description("Literal text, or with regex an RE2 expression; within one line.")),
+		mcp.WithBoolean("regex", mcp.Description("Pattern is a regex (RE2: no lookaround).")),
+		mcp.WithBoolean("case_sensitive", mcp.Description("Default false.")),
+		mcp.WithString("path", mcp.Description(`Path prefix, e.g. "projects/".`)),
+		mcp.WithString("glob", mcp.Description(`Path glob: * ? [ab] {a,b} **; without "/" matches the file name.`)),
+		mcp.WithString("sort", mcp.Enum(grepSortPath, grepSortDate, grepSortDateDesc), mcp.Description("Default path; date: oldest first.")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxGrepLimit),
-			mcp.Description(fmt.Sprintf("How many matching lines to list (1..%d, default %d); with files_only, how many notes (default %d). The counts always cover every match.", MaxGrepLimit, DefaultGrepLimit, DefaultGrepFilesLimit))),
-		mcp.WithInteger("max_per_note", mcp.Min(1), mcp.Max(MaxGrepLimit), mcp.Description("At most this many lines listed per note (default: no per-note bound).")),
-		mcp.WithBoolean("files_only", mcp.Description("List only the notes that match, each with its number of matching lines, no lines (like rg -l / rg -c).")),
+			mcp.Description(fmt.Sprintf("Lines listed (default %d; files_only: notes, %d).", DefaultGrepLimit, DefaultGrepFilesLimit))),
+		mcp.WithInteger("max_per_note", mcp.Min(1), mcp.Max(MaxGrepLimit), mcp.Description("Lines listed per note.")),
+		mcp.WithBoolean("files_only", mcp.Description("Notes and counts only, like rg -c.")),
 		mcp.WithSchemaAdditionalProperties(false),
 		readOnly("Find exact text in the notes"),
 	)
@@ -121,6 +114,8 @@ type GrepLine struct {
 // grepRequest is a vault_grep call's parameters, checked.
 type grepRequest struct {
 	m          *grepMatcher
+	pattern    string
+	regex      bool
 	prefix     string
 	glob       string
 	sort       string
@@ -163,7 +158,26 @@ func (s *Server) grep(ctx context.Context, a args) (GrepResult, error) {
 		out.Note = strings.TrimSpace(fmt.Sprintf("The search stopped after %g s, having searched %d of %d notes: the counts and lines are of those; narrow it with path or glob. %s",
 			budget.Seconds(), out.Searched, len(notes), out.Note))
 	}
+	if why := grepEmptyWhy(r, len(rows), len(notes), out.Matches); why != "" {
+		out.Note = strings.TrimSpace(why + " " + out.Note)
+	}
 	return out, nil
+}
+
+// grepEmptyWhy says why a search that found nothing may have been asked
+// wrongly, so that the model does not read "no match" as "the vault never
+// says it": a path or glob that leaves no note in scope (inScope of the
+// prefix's notes), or a literal pattern written as a regular expression.
+func grepEmptyWhy(r grepRequest, underPrefix, inScope, matches int) string {
+	switch {
+	case underPrefix == 0 && r.prefix != "":
+		return fmt.Sprintf("No note's path starts with %s: path is a folder prefix such as %q, case-sensitive.", vault.QuoteInput(r.prefix), "projects/")
+	case inScope == 0 && r.glob != "":
+		return fmt.Sprintf("The glob %s matches none of the %d notes in scope: it is matched against the whole vault-relative path (a glob without \"/\" against the file name); try \"**/\" before it.", vault.QuoteInput(r.glob), underPrefix)
+	case matches == 0 && !r.regex && strings.ContainsAny(r.pattern, `|*+?()[]{}^$\`):
+		return fmt.Sprintf("No line holds the literal text %s: the pattern is matched literally unless regex is true (then \"a|b\" matches either).", vault.QuoteInput(r.pattern))
+	}
+	return ""
 }
 
 func grepArgs(a args) (grepRequest, error) {
@@ -192,6 +206,7 @@ func grepArgs(a args) (grepRequest, error) {
 	if r.m, err = newGrepMatcher(pattern, isRegex, caseSensitive); err != nil {
 		return r, err
 	}
+	r.pattern, r.regex = pattern, isRegex
 	if r.prefix, err = a.str("path"); err != nil {
 		return r, err
 	}
@@ -516,25 +531,91 @@ func excerpt(line []byte, s, e int) string {
 	return b.String()
 }
 
+// maxGlobAlternatives bounds what a glob's braces expand to.
+const maxGlobAlternatives = 256
+
 // checkGlob refuses a malformed glob, quoting its start.
 func checkGlob(glob string) error {
-	for _, seg := range strings.Split(glob, "/") {
-		if _, err := path.Match(seg, ""); err != nil {
-			return fmt.Errorf("parameter %q is %s, not a glob (%v)", "glob", vault.QuoteInput(glob), err)
+	alts, err := expandBraces(glob)
+	if err != nil {
+		return fmt.Errorf("parameter %q is %s, not a glob (%v)", "glob", vault.QuoteInput(glob), err)
+	}
+	for _, g := range alts {
+		for _, seg := range strings.Split(g, "/") {
+			if _, err := path.Match(seg, ""); err != nil {
+				return fmt.Errorf("parameter %q is %s, not a glob (%v)", "glob", vault.QuoteInput(glob), err)
+			}
 		}
 	}
 	return nil
 }
 
-// globMatch matches a vault-relative path against a glob: path.Match's
-// syntax within a folder name, "**" for any number of folders; a glob
-// without "/" is matched against the file name alone.
-func globMatch(glob, p string) bool {
-	if !strings.Contains(glob, "/") {
-		ok, _ := path.Match(glob, path.Base(p))
-		return ok
+// expandBraces expands a glob's {a,b} alternatives, nested or in sequence,
+// as a shell and ripgrep do: "*.{md,txt}" is "*.md" and "*.txt". A glob
+// without braces is itself.
+func expandBraces(glob string) ([]string, error) {
+	open := strings.IndexByte(glob, '{')
+	if open < 0 {
+		if strings.IndexByte(glob, '}') >= 0 {
+			return nil, errors.New(`a "}" without its "{"`)
+		}
+		return []string{glob}, nil
 	}
-	return matchSegs(strings.Split(glob, "/"), strings.Split(p, "/"))
+	depth, close := 0, -1
+	var commas []int
+	for i := open; i < len(glob) && close < 0; i++ {
+		switch glob[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				close = i
+			}
+		case ',':
+			if depth == 1 {
+				commas = append(commas, i)
+			}
+		}
+	}
+	if close < 0 {
+		return nil, errors.New(`a "{" without its "}"`)
+	}
+	var out []string
+	start := open + 1
+	for _, end := range append(commas, close) {
+		rest, err := expandBraces(glob[:open] + glob[start:end] + glob[close+1:])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rest...)
+		if len(out) > maxGlobAlternatives {
+			return nil, fmt.Errorf("its braces expand to more than %d globs", maxGlobAlternatives)
+		}
+		start = end + 1
+	}
+	return out, nil
+}
+
+// globMatch matches a vault-relative path against a glob: path.Match's
+// syntax within a folder name, {a,b} alternatives, "**" for any number of
+// folders; a glob without "/" is matched against the file name alone.
+func globMatch(glob, p string) bool {
+	alts, err := expandBraces(glob)
+	if err != nil {
+		return false
+	}
+	for _, g := range alts {
+		if !strings.Contains(g, "/") {
+			if ok, _ := path.Match(g, path.Base(p)); ok {
+				return true
+			}
+			continue
+		}
+		if matchSegs(strings.Split(g, "/"), strings.Split(p, "/")) {
+			return true
+		}
+	}
+	return false
 }
 
 func matchSegs(g, p []string) bool {

@@ -135,6 +135,26 @@ func TestGrep(t *testing.T) {
 				t.Fatalf("%+v", r)
 			}
 		}},
+		{"a literal that reads as a regexp and matches nothing says so", map[string]any{"pattern": "widget|nothing"}, func(t *testing.T, r GrepResult) {
+			if r.Matches != 0 || !strings.Contains(r.Note, "literally unless regex is true") {
+				t.Fatalf("%+v", r)
+			}
+		}},
+		{"a glob that leaves no note says so", map[string]any{"pattern": "widget", "glob": "nowhere/*.md"}, func(t *testing.T, r GrepResult) {
+			if r.Matches != 0 || r.Searched != 0 || !strings.Contains(r.Note, "matches none of the 7 notes") {
+				t.Fatalf("%+v", r)
+			}
+		}},
+		{"a path that leaves no note says so", map[string]any{"pattern": "widget", "path": "Nowhere/"}, func(t *testing.T, r GrepResult) {
+			if r.Matches != 0 || !strings.Contains(r.Note, "No note's path starts with") {
+				t.Fatalf("%+v", r)
+			}
+		}},
+		{"a brace glob", map[string]any{"pattern": "widget", "glob": "{alpha,bad}.md", "files_only": true}, func(t *testing.T, r GrepResult) {
+			if want := []string{"alpha.md", "bad.md"}; !slices.Equal(r.paths(), want) || r.Note != "" {
+				t.Fatalf("paths %v, want %v (%+v)", r.paths(), want, r)
+			}
+		}},
 		{"a literal's regexp characters are literal", map[string]any{"pattern": "wid.et"}, func(t *testing.T, r GrepResult) {
 			if r.Matches != 0 || r.Notes != 0 || len(r.Results) != 0 || !r.Complete {
 				t.Fatalf("%+v", r)
@@ -362,6 +382,12 @@ func TestGlobMatch(t *testing.T) {
 		{"a/**", "b/y.md", false},
 		{"projects/**/2024-*.md", "projects/x/2024-01-01 plan.md", true},
 		{"projects/**/2024-*.md", "projects/x/2023-01-01.md", false},
+		{"*.{md,txt}", "a/b.txt", true},
+		{"{a,b}/*.md", "b/c.md", true},
+		{"{a,b}/*.md", "d/c.md", false},
+		{"{a/{x,y},b}/*.md", "a/y/c.md", true},
+		{"{a/{x,y},b}/*.md", "a/z/c.md", false},
+		{"{a", "{a", false},
 	} {
 		if got := globMatch(tc.glob, tc.path); got != tc.want {
 			t.Errorf("globMatch(%q, %q) = %v, want %v", tc.glob, tc.path, got, tc.want)

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/vault-rag/vault-rag/index"
 	"github.com/vault-rag/vault-rag/internal/vault"
@@ -133,20 +134,26 @@ func languageInfo(db *index.DB, langs vault.Languages) LanguageInfo {
 	return info
 }
 
+// toolBriefs are the instructions' line for each tool, in listing order.
+var toolBriefs = map[string]string{
+	ToolSearch:   "Start with vault_search, with keywords and a hypothetical_answer: the first notes' passages often hold the answer; read further only when they do not.",
+	ToolGrep:     "vault_grep finds exact text or a regex line by line: which notes mention X, exact names, codes and keys.",
+	ToolRead:     "vault_read reads more of a note: a section, the paragraphs around a passage, or file lines.",
+	ToolList:     "vault_list pages through notes by metadata.",
+	ToolOverview: "vault_overview lists the values the filters take.",
+	ToolReindex:  "vault_reindex refreshes the index (the server also watches the vault).",
+	ToolDelta:    "vault_delta tells which candidate items the vault already covers.",
+}
+
 // Instructions are what the server tells a client at initialize: what the
-// vault is, the language rule, and what each tool is for.
-func Instructions(ls vault.Languages) string {
-	return `vault-rag searches a folder of markdown notes (an Obsidian-style vault).
-` + LanguageRule(ls) + `
-Start with vault_search: send the question, with keywords and a hypothetical_answer. Each note found
-comes with the passages that best match, under their heading path, and a match saying how each search
-branch ranked it and which of your words it lacks; the first notes' passages often hold the answer,
-so read further only when they do not.
-vault_read reads more of a note: a section (any heading, or a passage's heading path), an anchor
-passage, or file lines, a page at a time.
-vault_grep finds exact text or a regular expression line by line, like grep: for which notes mention X,
-for exact names, codes and keys, and with sort "date" for when X first appeared.
-vault_overview lists the values the filters take (folders, types, projects, statuses, topics, dates);
-vault_list pages through notes by metadata; vault_delta tells which candidate items the vault
-already covers; vault_reindex refreshes the index (the server also watches the vault).`
+// vault is and what each tool of the set listed (tools, as Options.Tools;
+// nil: the default set) is for. The language rule is vault_search's
+// description's, which every client shows the model (not every client
+// shows the instructions); it is not said twice.
+func Instructions(ls vault.Languages, tools []string) string {
+	lines := []string{"vault-rag searches a folder of markdown notes (an Obsidian-style vault)."}
+	for _, t := range enabledSpecs(ls, tools) {
+		lines = append(lines, toolBriefs[t.def.Name])
+	}
+	return strings.Join(lines, "\n")
 }

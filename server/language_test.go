@@ -36,12 +36,16 @@ func searchTexts(t *testing.T, tools []mcp.Tool) (desc, keywords, answer string)
 	return
 }
 
-// checkLanguageTexts checks that the instructions and vault_search's texts
-// give one rule: the notes' language (want), never the question's.
+// checkLanguageTexts checks that vault_search's texts give one rule: the
+// notes' language (want), never the question's; and that the instructions,
+// which point to vault_search, do not give another.
 func checkLanguageTexts(t *testing.T, instructions string, tools []mcp.Tool, want []string) {
 	t.Helper()
 	desc, keywords, answer := searchTexts(t, tools)
-	texts := map[string]string{"instructions": instructions, "vault_search": desc, "keywords": keywords, "hypothetical_answer": answer}
+	if strings.Contains(instructions, "language") {
+		t.Errorf("the instructions speak of a language, which is vault_search's description's to give:\n%s", instructions)
+	}
+	texts := map[string]string{"vault_search": desc, "keywords": keywords, "hypothetical_answer": answer}
 	for name, text := range texts {
 		for _, w := range want {
 			if !strings.Contains(text, w) {
@@ -92,10 +96,7 @@ func TestLanguageRule(t *testing.T) {
 			if got := LanguageRule(tc.langs); got != tc.rule {
 				t.Errorf("rule:\n got %s\nwant %s", got, tc.rule)
 			}
-			instructions, tools := Instructions(tc.langs), Tools(tc.langs)
-			if !strings.Contains(instructions, tc.rule) {
-				t.Errorf("the instructions do not give the rule:\n%s", instructions)
-			}
+			instructions, tools := Instructions(tc.langs, AllTools()), Tools(tc.langs, AllTools())
 			if desc, _, _ := searchTexts(t, tools); !strings.Contains(desc, tc.rule) {
 				t.Errorf("vault_search's description does not give the rule:\n%s", desc)
 			}
@@ -187,15 +188,15 @@ func TestLanguageToldToClient(t *testing.T) {
 }
 
 // checkToldLanguage checks what a client received: the rule for a vault in
-// one language, lang, in the instructions and vault_search's description,
+// one language, lang, in vault_search's description,
 // and that language in the expansions' descriptions.
 func checkToldLanguage(t *testing.T, instructions string, tools []mcp.Tool, lang string) {
 	t.Helper()
 	checkLanguageTexts(t, instructions, tools, []string{"in " + lang + ", whatever the language of the question"})
 	rule := "The notes are written in " + lang + ": write keywords and hypothetical_answer in " + lang + ", whatever the language of the question."
 	desc, _, _ := searchTexts(t, tools)
-	if !strings.Contains(instructions, rule) || !strings.Contains(desc, rule) {
-		t.Errorf("the rule %q is not in the instructions or vault_search's description:\n%s\n%s", rule, instructions, desc)
+	if !strings.Contains(desc, rule) {
+		t.Errorf("the rule %q is not in vault_search's description:\n%s", rule, desc)
 	}
 }
 

@@ -232,8 +232,10 @@ func newServer(t *testing.T, mod func(*Options)) *Server {
 // is not.
 func newModelFreeServer(t *testing.T, mod func(*Options)) *Server {
 	t.Helper()
+	// Every tool, so that each tool's tests reach it; the default set is
+	// tested in toolset_test.go.
 	o := Options{VaultPath: fx.vault, DBPath: fx.db, ConfigRoot: fx.configs, ConfigName: "test-hybrid", Registry: fx.reg,
-		Logger: quiet, Clock: func() time.Time { return fixedNow }}
+		Logger: quiet, Clock: func() time.Time { return fixedNow }, Tools: AllTools()}
 	if mod != nil {
 		mod(&o)
 	}
@@ -346,8 +348,9 @@ func eachTransport(t *testing.T, s *Server, f func(t *testing.T, c *client.Clien
 	}
 }
 
-// callRaw calls a tool and returns its text and whether it is an error
-// result; safe in any goroutine.
+// callRaw calls a tool and returns its answer as JSON (its structuredContent;
+// the text of an error result) and whether it is an error result; safe in
+// any goroutine. The text written for the model is checked in render_test.go.
 func callRaw(c *client.Client, tool string, args map[string]any) (string, bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -367,7 +370,17 @@ func callRaw(c *client.Client, tool string, args map[string]any) (string, bool, 
 	if len(texts) != 1 {
 		return "", false, fmt.Errorf("%s: want one text content, got %d (%v)", tool, len(texts), res.Content)
 	}
-	return texts[0], res.IsError, nil
+	if res.IsError {
+		return texts[0], true, nil
+	}
+	if res.StructuredContent == nil {
+		return "", false, fmt.Errorf("%s: an answer without structuredContent: %s", tool, texts[0])
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: structuredContent: %w", tool, err)
+	}
+	return string(raw), false, nil
 }
 
 // call calls a tool and returns its text and whether it is an error result.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -46,20 +45,11 @@ type OverviewFacets struct {
 
 func overviewDef() mcp.Tool {
 	return mcp.NewTool(ToolOverview,
-		mcp.WithDescription("What this vault holds, when you need the values vault_search's and vault_list's filters take. Returns the numbers of notes and chunks; "+
-			"the language the notes are written in, with the rule for vault_search's keywords and hypothetical_answer; the span of the notes' dates "+
-			"and where they were read from; and, per facet, the values the filters take with their numbers of notes: "+
-			"type, project, status, topics, and the top-level folders (for path). Each facet lists the values with the most notes, "+
-			`"more" (how many other values there are) and "without" (notes with no value; for folders, notes at the top level). `+
-			"Values are shown lower-cased, as the filters match them (case-insensitively); folders as path takes them. "+
-			"With titles, also every folder (in path order, up to limit) with the titles of its notes: the vault's own names, "+
-			"worth borrowing for vault_search's keywords. A vault with little to filter by gets advice saying so."),
-		mcp.WithArray("facets", mcp.WithStringEnumItems(index.FacetNames),
-			mcp.Description("Which facets to return: any of "+strings.Join(index.FacetNames, ", ")+" (default all; [] for none).")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxOverviewLimit),
-			mcp.Description(fmt.Sprintf("Values per facet, those with the most notes, and folders listed with titles (1..%d, default %d).", MaxOverviewLimit, DefaultOverviewLimit))),
-		mcp.WithInteger("titles", mcp.Min(0), mcp.Max(MaxOverviewTitles),
-			mcp.Description(fmt.Sprintf("Titles of notes to list per folder (0..%d, default 0: no titles); a folder with more says how many.", MaxOverviewTitles))),
+		mcp.WithDescription("What the vault holds: note counts, language, date span, and the values the filters take (types, projects, statuses, topics, top-level folders) with their note counts; "+
+			"with titles, each folder's note titles."),
+		mcp.WithArray("facets", mcp.WithStringEnumItems(index.FacetNames), mcp.Description("Default all.")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxOverviewLimit), mcp.Description(fmt.Sprintf("Values per facet (default %d).", DefaultOverviewLimit))),
+		mcp.WithInteger("titles", mcp.Min(0), mcp.Max(MaxOverviewTitles), mcp.Description("Titles per folder (default 0).")),
 		mcp.WithSchemaAdditionalProperties(false),
 		readOnly("Overview of the vault"),
 	)

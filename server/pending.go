@@ -105,9 +105,10 @@ func NewPending(opts Options, hint string, start StartFunc) (*Server, error) {
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithStrictInputSchemaDefault(),
 		mcpserver.WithRecovery(),
-		mcpserver.WithInstructions(Instructions(vault.Languages{})),
+		mcpserver.WithInstructions(Instructions(vault.Languages{}, opts.Tools)),
 	)
-	for _, t := range Tools(vault.Languages{}) {
+	for _, spec := range enabledSpecs(vault.Languages{}, opts.Tools) {
+		t := spec.def
 		name := t.Name
 		s.mcp.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			h, err := s.ready()

@@ -110,7 +110,7 @@ func TestPendingVault(t *testing.T) {
 			c := tr.connect(t, s)
 			listed := toolNames(t, c)
 			var want []string
-			for _, tl := range Tools(vault.Languages{}) {
+			for _, tl := range Tools(vault.Languages{}, nil) {
 				want = append(want, tl.Name)
 			}
 			sort.Strings(listed)

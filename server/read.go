@@ -45,18 +45,14 @@ const (
 
 func readDef() mcp.Tool {
 	return mcp.NewTool(ToolRead,
-		mcp.WithDescription(`Read a note, or one part of it, by its vault-relative path (as vault_search and vault_list return it). `+
-			`Name the part by section (any heading, or a heading path as search results give it), anchor (a passage or line of the note, as a search snippet or grep gives it) or lines (file lines, "120-160"); give at most one. `+
-			fmt.Sprintf("The text comes at most max_bytes at a time (default %d), cut at a line; when there is more, next_offset says where to continue (pass it as offset with the same arguments). ", DefaultReadBytes)+
-			`Embeds (![[note]], ![[note#heading]], ![[note#^block]]) are expanded one level, marked with their source. `+
-			`Returns the title, metadata, the note's headings (an outline; any entry can be passed as section), the heading path read, the file lines returned, and the text. `+
-			"Absolute paths, '..', backslashes, encoded traversal, NUL bytes and symlinks leading outside the vault are refused."),
-		mcp.WithString("path", mcp.Required(), mcp.MaxLength(MaxReadPathBytes), mcp.Description(`Vault-relative path of the note, as vault_search and vault_list return it, e.g. "projects/plan.md". At most 1024 bytes.`)),
-		mcp.WithString("section", mcp.MaxLength(MaxSectionBytes), mcp.Description(`A heading of any level, case-insensitive, as written or without its link markup ("## " optional), or a heading path: headings joined by " › " (or " > ", "/"), with or without the note's title first, e.g. "Configuration › Inhibit rules". Returns the heading and everything under it, its sub-sections included. At most 1024 bytes.`)),
-		mcp.WithString("anchor", mcp.MaxLength(MaxAnchorBytes), mcp.Description(`A passage of the note (a search result's snippet, a grep line), found ignoring case and white space; "…" at either end is ignored. Returns the paragraph(s) around it and the heading path where it sits. At most 4096 bytes.`)),
-		mcp.WithString("lines", mcp.Pattern(linesPattern), mcp.MaxLength(32), mcp.Description(`File lines to return, 1-based and inclusive, counted from the file's first line (frontmatter included), as grep numbers them: "120-160", "120" or "120-" (to the end). At most 32 bytes.`)),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("Byte offset in the text selected (after embeds are expanded) to start from: the next_offset of the previous answer (default 0).")),
-		mcp.WithInteger("max_bytes", mcp.Min(MinReadBytes), mcp.Max(MaxReadBytes), mcp.Description(fmt.Sprintf("Most bytes of text to return (%d..%d, default %d).", MinReadBytes, MaxReadBytes, DefaultReadBytes))),
+		mcp.WithDescription(`Read a note, or the part named by section, anchor or lines (one of them), max_bytes at a time; `+
+			"next_offset says where more continues. The first page lists the note's headings."),
+		mcp.WithString("path", mcp.Required(), mcp.MaxLength(MaxReadPathBytes), mcp.Description(`E.g. "projects/plan.md".`)),
+		mcp.WithString("section", mcp.MaxLength(MaxSectionBytes), mcp.Description(`A heading, or a heading path as search gives it ("Setup › Linux"); with its subsections.`)),
+		mcp.WithString("anchor", mcp.MaxLength(MaxAnchorBytes), mcp.Description(`A passage or line of the note; returns the paragraphs around it.`)),
+		mcp.WithString("lines", mcp.Pattern(linesPattern), mcp.MaxLength(32), mcp.Description(`File lines as grep numbers them: "120-160", "120-".`)),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("A next_offset.")),
+		mcp.WithInteger("max_bytes", mcp.Min(MinReadBytes), mcp.Max(MaxReadBytes), mcp.Description(fmt.Sprintf("Default %d.", DefaultReadBytes))),
 		mcp.WithSchemaAdditionalProperties(false),
 		readOnly("Read a note"),
 	)

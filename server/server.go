@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,6 +65,11 @@ type Options struct {
 	// Scan is what the server's builds leave out besides what the vault's
 	// own settings exclude (ScanOptions.Exclude).
 	Scan vault.ScanOptions
+
+	// Tools are the tools the server lists and answers, by name (ParseTools
+	// reads `serve --tools`); nil: DefaultTools. The others are refused as
+	// unknown tools.
+	Tools []string
 
 	Addr           string   // HTTP listen address (default 127.0.0.1:8848)
 	Token          string   // bearer token; required when Addr is not loopback
@@ -143,8 +149,16 @@ func (opts *Options) setDefaults() {
 
 // checkConfig refuses a configuration the server could never load: a name
 // that is not a bare configuration name, or one configs/ and experiments/ do
-// not hold.
+// not hold, and a tool set naming a tool the server does not have.
 func (o Options) checkConfig() error {
+	if o.Tools != nil {
+		if _, err := ParseTools(strings.Join(o.Tools, ",")); err != nil {
+			return fmt.Errorf("server: tools: %w", err)
+		}
+		if len(o.Tools) == 0 {
+			return errors.New("server: tools: an empty tool set lists nothing (nil is the default set)")
+		}
+	}
 	if !pipeline.ValidName(o.ConfigName) {
 		return fmt.Errorf("server: configuration name %q: %s", o.ConfigName, configNameRule)
 	}
@@ -259,7 +273,7 @@ func New(opts Options) (*Server, error) {
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithStrictInputSchemaDefault(),
 		mcpserver.WithRecovery(),
-		mcpserver.WithInstructions(Instructions(s.langs)),
+		mcpserver.WithInstructions(Instructions(s.langs, s.opts.Tools)),
 	}, s.resourceOptions()...)...)
 	s.mcp.AddTools(s.tools()...)
 	s.addResources()

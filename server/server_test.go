@@ -781,7 +781,7 @@ func TestToken(t *testing.T) {
 	defer c.Close()
 	initialize(t, c)
 	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
-	if err != nil || len(res.Tools) != len(Tools(nil)) {
+	if err != nil || len(res.Tools) != len(Tools(nil, AllTools())) {
 		t.Fatalf("with the token: %v, %v", res, err)
 	}
 }
@@ -934,7 +934,7 @@ func serveStdio(t *testing.T, cmd *exec.Cmd, wantConfig string) {
 	c := srv.Client
 	initialize(t, c)
 	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
-	if err != nil || len(res.Tools) != len(Tools(nil)) {
+	if err != nil || len(res.Tools) != len(Tools(nil, nil)) {
 		t.Fatalf("tools/list: %v %v\n%s", res, err, srv.Stderr())
 	}
 	var out searchOut

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -63,18 +62,22 @@ const configNameRule = "a configuration is named by a bare name from configs/ or
 // vault_overview lists them.
 func filterOptions() []mcp.ToolOption {
 	return []mcp.ToolOption{
-		mcp.WithString("path", mcp.MaxLength(MaxFilterBytes), mcp.Description(`Only notes whose vault-relative path starts with this (case-sensitive), usually a folder ending in "/": vault_overview lists the top-level ones. At most 1024 bytes.`)),
-		mcp.WithString("type", mcp.MaxLength(MaxFilterBytes), mcp.Description("Only notes with this frontmatter type (case-insensitive; vault_overview lists the vault's types). At most 1024 bytes.")),
-		mcp.WithString("project", mcp.MaxLength(MaxFilterBytes), mcp.Description("Only notes of this frontmatter project (case-insensitive; vault_overview lists them). At most 1024 bytes.")),
-		mcp.WithString("status", mcp.MaxLength(MaxFilterBytes), mcp.Description("Only notes with this frontmatter status (case-insensitive; vault_overview lists them). At most 1024 bytes.")),
-		mcp.WithArray("topics", mcp.WithStringItems(mcp.MaxLength(MaxFilterBytes)), mcp.Description("Only notes carrying all of these topics: frontmatter topics or tags, case-insensitive, a leading # ignored (vault_overview lists them). Each at most 1024 bytes.")),
-		mcp.WithString("date_from", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Only notes dated on or after this day (YYYY-MM-DD).")),
-		mcp.WithString("date_to", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Only notes dated on or before this day (YYYY-MM-DD).")),
+		mcp.WithString("path", mcp.MaxLength(MaxFilterBytes), mcp.Description(`Path prefix, e.g. "projects/".`)),
+		mcp.WithString("type", mcp.MaxLength(MaxFilterBytes), mcp.Description("Frontmatter type.")),
+		mcp.WithString("project", mcp.MaxLength(MaxFilterBytes), mcp.Description("Frontmatter project.")),
+		mcp.WithString("status", mcp.MaxLength(MaxFilterBytes), mcp.Description("Frontmatter status.")),
+		mcp.WithArray("topics", mcp.WithStringItems(mcp.MaxLength(MaxFilterBytes)), mcp.Description("All of these topics or tags.")),
+		mcp.WithString("date_from", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Dated on or after.")),
+		mcp.WithString("date_to", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Dated on or before.")),
 	}
 }
 
+// readOnly annotates a tool that changes nothing and reaches nothing but the
+// vault. destructiveHint and idempotentHint are left out: the specification
+// gives them meaning only for a tool that is not read-only, and every byte of
+// the listing is paid by every conversation.
 func readOnly(title string) mcp.ToolOption {
-	return mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: title, ReadOnlyHint: mcp.ToBoolPtr(true), DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)})
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: title, ReadOnlyHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)})
 }
 
 // KeywordsDescription and AnswerDescription tell the calling model what to
@@ -84,23 +87,15 @@ func readOnly(title string) mcp.ToolOption {
 // docs/results.md (`make eval`).
 func KeywordsDescription(ls vault.Languages) string {
 	target, _, example := languageTarget(ls)
-	return "Optional. A keyword query for the same question: 3 to 12 space-separated terms that a note answering it would " +
-		"probably contain — the exact names, API identifiers, config keys, error codes, commands, synonyms and the domain's own vocabulary, " +
-		"in " + target + ", whatever the language of the question. No boolean operators or quotes. " +
-		exampleNote(example) +
-		`Example, for "my laptop keeps waking up at night": "wake sleep suspend hibernate lid wakeup ACPI power settings". ` +
-		"Leave it out rather than repeat the question. At most 16384 bytes."
+	return "3-12 terms a note answering it would contain (names, identifiers, keys, error codes, commands, synonyms), " +
+		"in " + target + ", whatever the language of the question. No operators or quotes. " + exampleNote(example) +
+		`E.g. "my laptop wakes at night": "wake sleep suspend hibernate wakeup ACPI power".`
 }
 
 // AnswerDescription: see KeywordsDescription.
 func AnswerDescription(ls vault.Languages) string {
-	_, target, example := languageTarget(ls)
-	return "Optional. One to three sentences (at most about 60 words) written as the passage of a note that would answer " +
-		"the question, in " + target + ", whatever the language of the question, as if you were its author: state the likely answer plainly, with the terms such a note would use. " +
-		"Guesses are fine — it is only used to find the note, never shown. " +
-		exampleNote(example) +
-		`Example, for "my laptop keeps waking up at night": "To stop the laptop from waking from sleep, disable wake-on-LAN and USB wake sources in the power settings; check which device woke it with the wake history." ` +
-		"Leave it out rather than repeat the question. At most 16384 bytes."
+	_, target, _ := languageTarget(ls)
+	return "1-3 sentences in " + target + ", whatever the language of the question, as the note that answers it would put them; guesses are fine (only used to find the note)."
 }
 
 // exampleNote keeps the English examples from overriding the language rule
@@ -110,7 +105,7 @@ func exampleNote(target string) string {
 	if target == "" {
 		return ""
 	}
-	return "The example below is in English only to show the kind of text: write yours in " + target + ". "
+	return "Write yours in " + target + ", not in the example's English. "
 }
 
 // toolSpec is one tool: everything the server needs of it, in one entry of
@@ -135,6 +130,7 @@ type toolSpec struct {
 // tool makes a tool's entry from its handler, whose result type is the
 // answer's wire type.
 func tool[R any](def mcp.Tool, h func(*Server, context.Context, args) (R, error), limit func(Options) time.Duration, needs ...string) toolSpec {
+	def.RawOutputSchema = outputSchema(reflect.TypeFor[R]())
 	return toolSpec{def: def, answer: reflect.TypeFor[R](), limit: limit, needs: needs,
 		handle: func(s *Server, ctx context.Context, a args) (any, error) { return h(s, ctx, a) }}
 }
@@ -149,7 +145,7 @@ func reindexLimit(o Options) time.Duration { return o.ReindexTimeout }
 // description and expansions say which language to write them in.
 func toolSpecs(ls vault.Languages) []toolSpec {
 	return []toolSpec{
-		tool(searchDef(ls), (*Server).search, requestLimit),
+		tool(searchDef(ls, true), (*Server).search, requestLimit),
 		tool(grepDef(), (*Server).grep, requestLimit),
 		tool(readDef(), (*Server).read, requestLimit),
 		tool(listDef(), (*Server).list, requestLimit),
@@ -159,11 +155,12 @@ func toolSpecs(ls vault.Languages) []toolSpec {
 	}
 }
 
-// Tools returns the tools' definitions, as tools/list shows them, for a
-// vault whose notes are in the languages ls counts.
-func Tools(ls vault.Languages) []mcp.Tool {
+// Tools returns the definitions of the tools names lists (nil: the default
+// set), as tools/list shows them, for a vault whose notes are in the
+// languages ls counts.
+func Tools(ls vault.Languages, names []string) []mcp.Tool {
 	var out []mcp.Tool
-	for _, t := range toolSpecs(ls) {
+	for _, t := range enabledSpecs(ls, names) {
 		out = append(out, t.def)
 	}
 	return out
@@ -191,44 +188,52 @@ func longestCall(o Options) time.Duration {
 	return longest
 }
 
-func searchDef(ls vault.Languages) mcp.Tool {
-	search := append([]mcp.ToolOption{
-		mcp.WithDescription("Search the vault's notes for a question or keywords. Runs the server's retrieval configuration (BM25 + embeddings by default). " +
-			"You help it most by also sending keywords and a hypothetical_answer: you know how such notes are usually worded, the search does not. " +
+// searchDef is vault_search's definition. full adds the metadata filters
+// (type, project, status, topics), whose values a model learns from
+// vault_overview, and the lab's parameters (explain, config, now): the
+// server lists them with vault_overview (enabledSpecs), and leaves them out
+// of the default set's listing, which every conversation pays for.
+func searchDef(ls vault.Languages, full bool) mcp.Tool {
+	search := []mcp.ToolOption{
+		mcp.WithDescription("Search the notes by meaning and keywords. Send keywords and hypothetical_answer too: you know how such notes are worded. " +
 			LanguageRule(ls) + " " +
-			"The filters take the vault's own values: vault_overview lists them. " +
-			"Returns ranked notes, each with path, title, date (only when the note states one), modified, topics, match (the rank each search branch gave it, and which of your words it lacks) " +
-			"and passages: the sentences that best match, under their heading path. The first notes' passages often hold the answer itself; " +
-			`to read more, pass a passage's heading to vault_read as section. For exact words across every note (which notes mention X), use vault_grep. ` +
-			fmt.Sprintf("On a vault whose first index is still being built, it waits up to %g s for the keyword index, and says how far the vectors are.", DefaultFirstIndexWait.Seconds())),
-		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("What to look for, in plain words or exact tokens (error codes, config keys). At most 16384 bytes.")),
+			"Returns ranked notes: path, title, date and the passages that best match under their heading path (a section for vault_read); the first often hold the answer."),
+		mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description("The question, or exact tokens.")),
 		mcp.WithString("keywords", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(KeywordsDescription(ls))),
 		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription(ls))),
-		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description(fmt.Sprintf("How many notes to return (1..50, default %d); ask for more when you need a longer list.", DefaultK))),
+		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description(fmt.Sprintf("Notes (default %d).", DefaultK))),
 		mcp.WithString("detail", mcp.Enum(string(pipeline.DetailBrief), string(pipeline.DetailPassage), string(pipeline.DetailSection)),
-			mcp.Description(fmt.Sprintf(`How much of each note to show: "passage" (default: the first note's best passage of at most %d bytes and a second from another section when it matches as well, the next %d notes' best passage of at most %d bytes, the rest %d bytes), "brief" (one passage of at most %d bytes per note) or "section" (the whole section of each note's best passage, at most %d bytes).`,
-				pipeline.PassageBytes, pipeline.PassageNotes-1, pipeline.NextBytes, pipeline.BriefBytes, pipeline.BriefBytes, pipeline.SectionBytes))),
-		mcp.WithString("sort", mcp.Enum(SortRelevance, SortDate, SortDateDesc),
-			mcp.Description(`Order of the notes found: "relevance" (default), "date" (oldest first) or "date_desc" (newest first), by the date a note states; notes that state none come last. rank stays the relevance rank.`)),
-	}, filterOptions()...)
-	search = append(search,
-		mcp.WithBoolean("related", mcp.Description("Also list the notes the first result links to and that link to it.")),
-		mcp.WithString("now", mcp.Description("The moment recency is measured from: RFC 3339 or YYYY-MM-DD (default: the server's clock).")),
-		mcp.WithBoolean("explain", mcp.Description("Include every stage's rank and score for each note, and what each stage did.")),
-		mcp.WithString("config", mcp.Pattern(pipeline.NamePattern), mcp.Description(`A named configuration from configs/ or experiments/ to run instead of the server's (e.g. "keyword", "hybrid").`)),
-		mcp.WithSchemaAdditionalProperties(false),
-		readOnly("Search the vault"),
-	)
+			mcp.Description(`Default passage; brief: less; section: whole sections.`)),
+		mcp.WithString("sort", mcp.Enum(SortRelevance, SortDate, SortDateDesc), mcp.Description("By the date a note states; default relevance.")),
+	}
+	for _, f := range filterOptions() {
+		probe := mcp.NewTool("probe", f)
+		for name := range probe.InputSchema.Properties {
+			if full || !metadataFilters[name] {
+				search = append(search, f)
+			}
+		}
+	}
+	search = append(search, mcp.WithBoolean("related", mcp.Description("Also the first note's links and backlinks.")))
+	if full {
+		search = append(search,
+			mcp.WithString("now", mcp.Description("Clock for recency, YYYY-MM-DD.")),
+			mcp.WithBoolean("explain", mcp.Description("Every stage's ranks and scores.")),
+			mcp.WithString("config", mcp.Pattern(pipeline.NamePattern), mcp.Description("A configuration to run instead.")))
+	}
+	search = append(search, mcp.WithSchemaAdditionalProperties(false), readOnly("Search the vault"))
 	return mcp.NewTool(ToolSearch, search...)
 }
 
+// metadataFilters are the filters whose values only vault_overview lists.
+var metadataFilters = map[string]bool{"type": true, "project": true, "status": true, "topics": true}
+
 func listDef() mcp.Tool {
 	list := append([]mcp.ToolOption{
-		mcp.WithDescription("List the vault's notes in path or date order, filtered by metadata, a page at a time. Returns total, the page, and next_offset when there is more."),
-		mcp.WithString("sort", mcp.Enum(listSortPath, SortDate, SortDateDesc),
-			mcp.Description(`Order: "path" (default), "date" (oldest first) or "date_desc" (newest first), by the date a note states; notes that state none come last, in path order.`)),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("Notes to skip (default 0).")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxListLimit), mcp.Description("Notes per page (1..200, default 50).")),
+		mcp.WithDescription("List notes by metadata, a page at a time: path, title, date. Returns total and next_offset when there is more."),
+		mcp.WithString("sort", mcp.Enum(listSortPath, SortDate, SortDateDesc), mcp.Description("Default path.")),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.Description("Notes to skip.")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxListLimit), mcp.Description("Default 50.")),
 	}, filterOptions()...)
 	list = append(list, mcp.WithSchemaAdditionalProperties(false), readOnly("List notes"))
 	return mcp.NewTool(ToolList, list...)
@@ -236,9 +241,8 @@ func listDef() mcp.Tool {
 
 func reindexDef() mcp.Tool {
 	return mcp.NewTool(ToolReindex,
-		mcp.WithDescription("Bring the index up to date with the vault: an incremental build that re-embeds only changed notes. Concurrent calls share one run; searches keep working meanwhile. "+
-			"Returns what changed and how long it took. The server also reindexes by itself when notes change. "+
-			"Called with a progressToken, it sends progress notifications: the chunks embedded of those to embed, a few a second at most, and a last one when the build ends; called while a build is already running (the server's own, or another process's), first that build's."),
+		mcp.WithDescription("Bring the index up to date now (the server also does when notes change); only changed notes are embedded again. "+
+			"Reports what changed; with a progressToken, sends progress."),
 		mcp.WithSchemaAdditionalProperties(false),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{Title: "Reindex the vault", ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(false), IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}),
 	)
@@ -247,15 +251,16 @@ func reindexDef() mcp.Tool {
 // tools pairs each definition with its handler, wrapped.
 func (s *Server) tools() []mcpserver.ServerTool {
 	var out []mcpserver.ServerTool
-	for _, t := range toolSpecs(s.langs) {
+	for _, t := range enabledSpecs(s.langs, s.opts.Tools) {
 		out = append(out, mcpserver.ServerTool{Tool: t.def, Handler: s.wrap(t)})
 	}
 	return out
 }
 
 // wrap checks a call's arguments against the tool's declared parameters,
-// bounds its time, and renders the result as JSON text, or the error as a tool
-// error the model can read (never a protocol error).
+// bounds its time, and sends the result typed (structuredContent) and as the
+// text written for the model (render.go), or the error as a tool error the
+// model can read (never a protocol error).
 func (s *Server) wrap(spec toolSpec) mcpserver.ToolHandlerFunc {
 	t := spec.def
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -274,11 +279,11 @@ func (s *Server) wrap(spec toolSpec) mcpserver.ToolHandlerFunc {
 			s.log.Info("tool call refused or failed", "tool", t.Name, "err", err)
 			return mcp.NewToolResultError(t.Name + ": " + err.Error()), nil
 		}
-		raw, err := json.Marshal(out)
+		text, err := answerText(out)
 		if err != nil {
 			return nil, fmt.Errorf("%s: encode the result: %w", t.Name, err)
 		}
-		return mcp.NewToolResultText(string(raw)), nil
+		return mcp.NewToolResultStructured(out, text), nil
 	}
 }
 

@@ -46,12 +46,12 @@ func TestToolsListed(t *testing.T) {
 				continue
 			}
 			// The client's expansions: optional, and described so that the
-			// calling model knows what to write.
-			for _, p := range []string{"keywords", "hypothetical_answer"} {
+			// calling model knows what to write (the keywords by example).
+			for p, want := range map[string]string{"keywords": "E.g. ", "hypothetical_answer": "sentences"} {
 				prop, _ := tool.InputSchema.Properties[p].(map[string]any)
 				desc, _ := prop["description"].(string)
-				if prop["type"] != "string" || !strings.HasPrefix(desc, "Optional.") || !strings.Contains(desc, "Example") {
-					t.Errorf("vault_search %s: schema %v, want an optional string described with an example", p, prop)
+				if prop["type"] != "string" || slices.Contains(tool.InputSchema.Required, p) || !strings.Contains(desc, want) {
+					t.Errorf("vault_search %s: schema %v, want an optional string whose description says %q", p, prop, want)
 				}
 			}
 		}

@@ -82,7 +82,7 @@ func TestCheckArgs(t *testing.T) {
 // defaults kept for those not given.
 func TestDecodeSearchArgs(t *testing.T) {
 	decode := func(m map[string]any) (searchArgs, error) {
-		a, err := checkArgs(searchDef(nil), m)
+		a, err := checkArgs(searchDef(nil, true), m)
 		if err != nil {
 			t.Fatal(err)
 		}

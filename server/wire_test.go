@@ -62,7 +62,7 @@ func TestToolSpecs(t *testing.T) {
 			t.Errorf("tool %s has no description", name)
 		}
 	}
-	if got := Tools(vault.Languages{}); len(got) != len(specs) {
+	if got := Tools(vault.Languages{}, AllTools()); len(got) != len(specs) {
 		t.Errorf("Tools lists %d tools, toolSpecs %d", len(got), len(specs))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -638,8 +639,9 @@ func connect(ctx context.Context, base, protocol, name string, log io.Writer) (*
 	return c, c.GetSessionId(), nil
 }
 
-// callTool calls a tool and returns its one text content. A protocol error,
-// a tool error (isError) and an answer that is not one text are all errors.
+// callTool calls a tool and returns its answer as JSON (structuredContent).
+// A protocol error, a tool error (isError), an answer that is not one text
+// and one without structuredContent are all errors.
 func callTool(ctx context.Context, c *client.Client, tool string, args map[string]any) (string, error) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
@@ -660,7 +662,14 @@ func callTool(ctx context.Context, c *client.Client, tool string, args map[strin
 	if res.IsError {
 		return "", fmt.Errorf("%s: tool error: %s", tool, texts[0])
 	}
-	return texts[0], nil
+	if res.StructuredContent == nil {
+		return "", fmt.Errorf("%s: no structuredContent", tool)
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return "", fmt.Errorf("%s: structuredContent: %w", tool, err)
+	}
+	return string(raw), nil
 }
 
 // searchPaths runs a search and returns the paths it ranked, best first.

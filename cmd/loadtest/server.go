@@ -86,7 +86,7 @@ func startServer(bin string, args, env []string, dir, logPath string) (*proc, er
 	if err != nil {
 		return nil, fmt.Errorf("server log: %w", err)
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr}, args...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--tools", "all"}, args...)...)
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = env, dir, logFile, logFile
 	if err := cmd.Start(); err != nil {
 		logFile.Close()

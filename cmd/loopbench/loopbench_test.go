@@ -3,12 +3,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"math"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -275,5 +280,208 @@ func TestScoreEndToEnd(t *testing.T) {
 	}
 	if !strings.HasPrefix(rep, "# Loop benchmark") {
 		t.Errorf("a new report file starts without its header")
+	}
+}
+
+// scoreFixture writes the three-question dataset of TestScoreEndToEnd, the
+// answers and the calls to dir, scores them and returns the report.
+func scoreFixture(t *testing.T, answers []Answer, calls []Call) string {
+	t.Helper()
+	dir := t.TempDir()
+	queries := `{"queries":[
+	 {"id":"q1","kind":"howto","text":"one","relevant":{"a.md":3,"b.md":1}},
+	 {"id":"q2","kind":"lookup","text":"two","relevant":{"c.md":2}},
+	 {"id":"q3","kind":"howto","text":"three","relevant":{"d.md":1}}]}`
+	if err := os.WriteFile(filepath.Join(dir, "queries.json"), []byte(queries), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answersPath := filepath.Join(dir, "answers.jsonl")
+	logPath := filepath.Join(dir, "calls.jsonl")
+	if err := os.WriteFile(answersPath, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range answers {
+		if err := appendJSONLine(answersPath, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range calls {
+		c.Args = json.RawMessage("[]")
+		if err := appendJSONLine(logPath, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "report.md")
+	stdout := os.Stdout
+	devnull, _ := os.Open(os.DevNull)
+	os.Stdout = devnull
+	err := cmdScore([]string{"--dataset", dir, "--qids", "q1,q2,q3", "--answers", answersPath, "--log", logPath, "--out", out, "--label", "test"})
+	os.Stdout = stdout
+	devnull.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// undated is a report without its dated "## " heading.
+func undated(rep string) string {
+	var keep []string
+	for _, l := range strings.Split(rep, "\n") {
+		if !strings.HasPrefix(l, "## ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func wantInReport(t *testing.T, rep string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(rep, w) {
+			t.Errorf("report lacks %q:\n%s", w, rep)
+		}
+	}
+}
+
+// vault-rag: listings of 1200 and 1000 B and a failed one; q1 300 B, q2 200 B,
+// q3 no calls: mean 166.67 B. ripgrep: no listing; 400, 50, 10 B: mean 153.33 B.
+var conversationCalls = []Call{
+	{Arm: armVaultRag, QID: "q1", Tool: "tools", Bytes: 1000, Setup: true},
+	{Arm: armVaultRag, QID: "q1", Tool: "vault_search", Bytes: 300},
+	{Arm: armVaultRag, QID: "q2", Tool: "tools", Bytes: 1200, Setup: true},
+	{Arm: armVaultRag, QID: "q2", Tool: "tools", Bytes: 40, Setup: true, Error: true},
+	{Arm: armVaultRag, QID: "q2", Tool: "vault_search", Bytes: 150},
+	{Arm: armVaultRag, QID: "q2", Tool: "vault_read", Bytes: 50},
+	{Arm: armRipgrep, QID: "q1", Tool: "rg", Bytes: 100},
+	{Arm: armRipgrep, QID: "q1", Tool: "cat", Bytes: 300},
+	{Arm: armRipgrep, QID: "q2", Tool: "rg", Bytes: 50},
+	{Arm: armRipgrep, QID: "q3", Tool: "rg", Bytes: 10},
+}
+
+// TestScoreListingBytes: the listing's size is the largest setup line that
+// did not fail; setup lines are not calls; a failed one and different sizes
+// are reported.
+func TestScoreListingBytes(t *testing.T) {
+	rep := scoreFixture(t, nil, conversationCalls)
+	wantInReport(t, rep,
+		// calls 1, 2, 0 (listings not counted): 1.0; bytes 300, 200, 0: mean 167, median 200
+		"| vault-rag | 3 | 0 | 0.000 | 1.0 | 167 | 200 | 0 | 0 | 2 × 1200 B |",
+		"| vault-rag | 1200 |",
+		"vault-rag: 2 tools listings of different sizes, 1000 to 1200 B: the largest counts",
+		"vault-rag: 1 tools listing failed, not counted",
+	)
+	// the order of the setup lines does not matter
+	rev := append([]Call{}, conversationCalls...)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	wantInReport(t, scoreFixture(t, nil, rev), "| vault-rag | 1200 |")
+}
+
+// TestScoreConversation: a conversation of N questions costs the listing + N ×
+// the unrounded mean bytes per question.
+func TestScoreConversation(t *testing.T) {
+	if got := conversationBytes(1200, 500.0/3, 10); !near(got, 1200+5000.0/3) {
+		t.Errorf("conversationBytes(1200, 166.67, 10) = %v", got)
+	}
+	rep := scoreFixture(t, nil, conversationCalls)
+	wantInReport(t, rep,
+		"| arm | tools listing | 1 question | 3 questions | 10 questions |\n|---|---:|---:|---:|---:|\n",
+		// 1200 + 166.67, + 500, + 1666.67 (not 10 × the rounded 167)
+		"| vault-rag | 1200 | 1367 | 1700 | 2867 |\n",
+		// 0 + 153.33, + 460, + 1533.33
+		"| ripgrep | 0 | 153 | 460 | 1533 |\n",
+	)
+	if a, b := strings.Index(rep, "| ripgrep | 0 |"), strings.Index(rep, "| vault-rag | 1200 |"); a > b {
+		t.Errorf("the conversation table's arms are not in name order")
+	}
+	if undated(scoreFixture(t, nil, conversationCalls)) != undated(rep) {
+		t.Errorf("two scores of the same logs differ")
+	}
+}
+
+// TestScoreNoListing: an arm whose log has no listing counts 0 B; only an arm
+// other than ripgrep gets a note that its figures lack one.
+func TestScoreNoListing(t *testing.T) {
+	var calls []Call
+	for _, c := range conversationCalls {
+		if !c.Setup {
+			calls = append(calls, c)
+		}
+	}
+	rep := scoreFixture(t, nil, calls)
+	wantInReport(t, rep,
+		"| vault-rag | 3 | 0 | 0.000 | 1.0 | 167 | 200 | 0 | 0 | – |",
+		"| vault-rag | 0 | 167 | 500 | 1667 |\n",
+		"| ripgrep | 3 | 0 | 0.000 | 1.3 | 153 | 50 | 0 | 0 | – |",
+		"| ripgrep | 0 | 153 | 460 | 1533 |\n",
+		"vault-rag: no tools listing in the log: the conversation figures count it as 0 B",
+	)
+	if strings.Contains(rep, "ripgrep: no tools listing") {
+		t.Errorf("the ripgrep arm is told it has no listing:\n%s", rep)
+	}
+	// a ripgrep log with a listing line counts it
+	calls = append(calls, Call{Arm: armRipgrep, QID: "q1", Tool: "tools", Bytes: 90, Setup: true})
+	wantInReport(t, scoreFixture(t, nil, calls), "| ripgrep | 90 | 243 | 550 | 1623 |\n")
+}
+
+// TestListToolsOutputSchema: the listing prints a tool's output schema, as
+// tools/list sent it, after its input schema, and nothing for a tool without
+// one.
+func TestListToolsOutputSchema(t *testing.T) {
+	s := server.NewMCPServer("fake", "1", server.WithInstructions("Search the notes."))
+	noop := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	}
+	s.AddTool(mcp.NewTool("plain", mcp.WithDescription("No output schema."),
+		mcp.WithString("query", mcp.Required())), noop)
+	s.AddTool(mcp.NewTool("structured", mcp.WithDescription("With an output schema."),
+		mcp.WithRawOutputSchema(json.RawMessage(`{"type":"object","properties":{"hits":{"type":"array","x-kept":true}}}`))), noop)
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	defer hs.Close()
+	out, err := listTools(context.Background(), hs.URL+"/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, structured, ok := strings.Cut(out, "\n## structured\n")
+	if !ok || !strings.HasPrefix(out, "Instructions:\nSearch the notes.\n\nTools (2):\n\n## plain\n") {
+		t.Fatalf("unexpected listing:\n%s", out)
+	}
+	if strings.Contains(plain, "Output schema:") {
+		t.Errorf("a tool without an output schema shows one:\n%s", plain)
+	}
+	want := "Input schema:\n{\n  \"properties\": {},\n  \"required\": [],\n  \"type\": \"object\"\n}\nOutput schema:\n{\n  \"type\": \"object\",\n  \"properties\": {\n    \"hits\": {\n      \"type\": \"array\",\n      \"x-kept\": true\n    }\n  }\n}\n"
+	if !strings.HasSuffix(structured, want) {
+		t.Errorf("the structured tool's schemas:\n%s\nwant the suffix:\n%s", structured, want)
+	}
+	// `vr tools` prints the same and logs its size, output schema included, as a setup line
+	dir := t.TempDir()
+	logPath, printed := filepath.Join(dir, "calls.jsonl"), filepath.Join(dir, "stdout")
+	f, err := os.Create(printed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = f
+	err = cmdVR([]string{"--server", hs.URL + "/mcp", "--log", logPath, "--qid", "q1", "tools"})
+	os.Stdout = stdout
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(printed); string(b) != out {
+		t.Errorf("vr tools printed:\n%s\nwant:\n%s", b, out)
+	}
+	var c Call
+	if b, err := os.ReadFile(logPath); err != nil || json.Unmarshal(b, &c) != nil {
+		t.Fatalf("the log: %v %q", err, b)
+	}
+	if !c.Setup || c.Error || c.Arm != armVaultRag || c.Bytes != len(out) {
+		t.Errorf("logged %+v, want a vault-rag setup line of %d bytes", c, len(out))
 	}
 }

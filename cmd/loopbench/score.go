@@ -73,11 +73,46 @@ type qStats struct {
 
 // armResult is one arm's results over the scored questions.
 type armResult struct {
-	Arm        string
-	Questions  []*qStats
-	SetupBytes int // bytes of the tools listings (not calls)
-	SetupRuns  int
-	Notes      []string
+	Arm       string
+	Questions []*qStats
+	Listing   listing // the tools listings of the arm's log (setup lines, not calls)
+	Notes     []string
+}
+
+// listing gathers the setup lines of one arm's log: the tools listing an MCP
+// client reads once per conversation. Its size (Bytes) is the largest
+// listing that did not fail, so it does not depend on the order of the log
+// files or lines; 0 if there is none (the ripgrep arm has none: its commands
+// are the client's own shell).
+type listing struct {
+	Runs   int // listings that did not fail
+	Bytes  int // the largest of them
+	Min    int // the smallest of them, to report listings of different sizes
+	Failed int // listings that failed (an error message, not a listing)
+}
+
+func (l *listing) add(c Call) {
+	if c.Error {
+		l.Failed++
+		return
+	}
+	if l.Runs == 0 || c.Bytes > l.Bytes {
+		l.Bytes = c.Bytes
+	}
+	if l.Runs == 0 || c.Bytes < l.Min {
+		l.Min = c.Bytes
+	}
+	l.Runs++
+}
+
+// conversationSizes are the numbers of questions of the conversation table.
+var conversationSizes = []int{1, 3, 10}
+
+// conversationBytes is the tool output a conversation of n questions puts
+// before the model: the tools listing, paid once per conversation, plus n
+// questions at the mean bytes per question.
+func conversationBytes(listingBytes int, meanBytes float64, n int) float64 {
+	return float64(listingBytes) + float64(n)*meanBytes
 }
 
 // summary are the figures of a set of questions.
@@ -218,7 +253,7 @@ func cmdScore(args []string) error {
 	}
 	// calls[arm][qid]
 	calls := map[string]map[string][]Call{}
-	setup := map[string][2]int{} // arm → runs, bytes
+	setup := map[string]*listing{}
 	for _, path := range expand(logFiles) {
 		bad, err := readJSONLines(path, func(line []byte) error {
 			var c Call
@@ -226,8 +261,10 @@ func cmdScore(args []string) error {
 				return err
 			}
 			if c.Setup {
-				s := setup[c.Arm]
-				setup[c.Arm] = [2]int{s[0] + 1, s[1] + c.Bytes}
+				if setup[c.Arm] == nil {
+					setup[c.Arm] = &listing{}
+				}
+				setup[c.Arm].add(c)
 				return nil
 			}
 			if calls[c.Arm] == nil {
@@ -262,7 +299,19 @@ func cmdScore(args []string) error {
 
 	var results []*armResult
 	for _, arm := range armNames {
-		r := &armResult{Arm: arm, SetupRuns: setup[arm][0], SetupBytes: setup[arm][1]}
+		r := &armResult{Arm: arm}
+		if l := setup[arm]; l != nil {
+			r.Listing = *l
+		}
+		switch l := r.Listing; {
+		case l.Runs > 1 && l.Min != l.Bytes:
+			r.Notes = append(r.Notes, fmt.Sprintf("%d tools listings of different sizes, %d to %d B: the largest counts", l.Runs, l.Min, l.Bytes))
+		case l.Runs == 0 && arm != armRipgrep:
+			r.Notes = append(r.Notes, "no tools listing in the log: the conversation figures count it as 0 B")
+		}
+		if r.Listing.Failed > 0 {
+			r.Notes = append(r.Notes, plural(r.Listing.Failed, "tools listing")+" failed, not counted")
+		}
 		asked := []string(qids)
 		if len(asked) == 0 {
 			asked = namedQuestions(d, answers[arm], calls[arm])
@@ -344,6 +393,13 @@ func namedQuestions(d *Dataset, answers map[string]Answer, calls map[string][]Ca
 	return out
 }
 
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
@@ -373,11 +429,27 @@ func renderReport(d *Dataset, results []*armResult, problems []string, label str
 	for _, r := range results {
 		s := summarize(r.Questions)
 		listing := "–"
-		if r.SetupRuns > 0 {
-			listing = fmt.Sprintf("%d × %d B", r.SetupRuns, r.SetupBytes/r.SetupRuns)
+		if r.Listing.Runs > 0 {
+			listing = fmt.Sprintf("%d × %d B", r.Listing.Runs, r.Listing.Bytes)
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %.3f | %.1f | %.0f | %.0f | %d | %d | %s |\n",
 			r.Arm, s.N, s.Answered, s.NDCG, s.Calls, s.BytesMean, s.BytesMedian, s.OverLimit, s.Failed, listing)
+	}
+	b.WriteString("\nPer conversation, in bytes of tool output: a client reads the tools listing once per conversation, whether or not a question is about notes, " +
+		"so N questions cost the listing + N × the mean bytes/q (unrounded). " +
+		"The listing is the largest one in the arm's log; an arm without one counts 0 (the ripgrep arm: rg, sed, cat and ls are the client's own shell).\n\n")
+	b.WriteString("| arm | tools listing |")
+	for _, n := range conversationSizes {
+		fmt.Fprintf(&b, " %s |", plural(n, "question"))
+	}
+	b.WriteString("\n|---|---:|" + strings.Repeat("---:|", len(conversationSizes)) + "\n")
+	for _, r := range results {
+		s := summarize(r.Questions)
+		fmt.Fprintf(&b, "| %s | %d |", r.Arm, r.Listing.Bytes)
+		for _, n := range conversationSizes {
+			fmt.Fprintf(&b, " %.0f |", conversationBytes(r.Listing.Bytes, s.BytesMean, n))
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\nBy kind:\n\n| kind | arm | n | nDCG@5 | calls/q | bytes/q mean | bytes/q median |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for _, k := range d.kinds() {

@@ -23,9 +23,10 @@ import (
 const vrTimeout = 3 * time.Minute
 
 // cmdVR is the vault-rag arm's tool: `tools` prints what an MCP client shows
-// the model (the server's instructions, each tool's name, description and
-// input schema); `call TOOL JSON` calls one tool over MCP (streamable HTTP)
-// and prints the result's text content verbatim. Both are logged.
+// the model (the server's instructions, each tool's name, description, input
+// schema and output schema if any); `call TOOL JSON` calls one tool over MCP
+// (streamable HTTP) and prints the result's text content verbatim. Both are
+// logged.
 func cmdVR(args []string) error {
 	fs := newFlagSet("vr", "usage: loopbench vr --server URL --log FILE --qid ID tools\n       loopbench vr --server URL --log FILE --qid ID call TOOL 'JSON-ARGUMENTS'")
 	server := fs.String("server", "", "the MCP endpoint, http://127.0.0.1:PORT/mcp")
@@ -127,21 +128,26 @@ func connect(ctx context.Context, server string) (*client.Client, *mcp.Initializ
 	return c, res, nil
 }
 
+// rawTool is a tool of tools/list as the server sent it: the schemas are
+// kept raw, so no key is lost.
+type rawTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"` // MCP 2025-06-18 on; absent on most tools
+}
+
 // listTools is what an MCP client shows a model of a server: its
-// instructions, and each tool's name, title, description and input schema,
-// the schema as the server sent it (tools/list read raw, so no key is lost).
+// instructions, and each tool's name, title, description, input schema and
+// output schema (when the tool has one), the schemas as the server sent them
+// (tools/list read raw, so no key is lost).
 func listTools(ctx context.Context, server string) (string, error) {
 	c, init, err := connect(ctx, server)
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
-	type rawTool struct {
-		Name        string          `json:"name"`
-		Title       string          `json:"title"`
-		Description string          `json:"description"`
-		InputSchema json.RawMessage `json:"inputSchema"`
-	}
 	var tools []rawTool
 	cursor := ""
 	for id := int64(1000); ; id++ {
@@ -169,12 +175,18 @@ func listTools(ctx context.Context, server string) (string, error) {
 		}
 		cursor = page.NextCursor
 	}
+	return formatListing(init.Instructions, tools), nil
+}
+
+// formatListing prints a server's instructions and tools as listTools shows
+// them.
+func formatListing(instructions string, tools []rawTool) string {
 	var b strings.Builder
 	b.WriteString("Instructions:\n")
-	if init.Instructions == "" {
+	if instructions == "" {
 		b.WriteString("(none)\n")
 	} else {
-		b.WriteString(strings.TrimRight(init.Instructions, "\n") + "\n")
+		b.WriteString(strings.TrimRight(instructions, "\n") + "\n")
 	}
 	fmt.Fprintf(&b, "\nTools (%d):\n", len(tools))
 	for _, t := range tools {
@@ -185,15 +197,25 @@ func listTools(ctx context.Context, server string) (string, error) {
 		b.WriteString("Description:\n")
 		b.WriteString(strings.TrimRight(t.Description, "\n") + "\n")
 		b.WriteString("Input schema:\n")
-		var ind bytes.Buffer
-		if err := json.Indent(&ind, t.InputSchema, "", "  "); err != nil {
-			b.Write(t.InputSchema)
-		} else {
-			b.Write(ind.Bytes())
+		writeSchema(&b, t.InputSchema)
+		if s := bytes.TrimSpace(t.OutputSchema); len(s) > 0 && string(s) != "null" {
+			b.WriteString("Output schema:\n")
+			writeSchema(&b, s)
 		}
-		b.WriteString("\n")
 	}
-	return b.String(), nil
+	return b.String()
+}
+
+// writeSchema writes a schema indented, or as sent if it is not valid JSON,
+// and a newline.
+func writeSchema(b *strings.Builder, schema json.RawMessage) {
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, schema, "", "  "); err != nil {
+		b.Write(schema)
+	} else {
+		b.Write(ind.Bytes())
+	}
+	b.WriteString("\n")
 }
 
 // callTool calls one tool and returns its text content verbatim (several

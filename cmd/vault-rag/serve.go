@@ -18,6 +18,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	transport := fs.String("transport", envOr("VAULT_RAG_TRANSPORT", "http"), "http (a daemon at --addr, MCP at /mcp, health at /health) or stdio (one client on stdin/stdout) [VAULT_RAG_TRANSPORT]")
 	addr := fs.String("addr", envOr("VAULT_RAG_ADDR", server.DefaultAddr), "HTTP listen address; a non-loopback one needs VAULT_RAG_TOKEN [VAULT_RAG_ADDR]")
+	toolsFlag := fs.String("tools", envOr("VAULT_RAG_TOOLS", server.ToolsetDefault), "the tools to list: names (search, read, grep, list, overview, reindex, delta) and the sets default (search, read, grep) and all, comma-separated [VAULT_RAG_TOOLS]")
 	cfgName := fs.String("config", envOr("VAULT_RAG_CONFIG", server.DefaultConfig), "the configuration vault_search runs (configs/ or experiments/) [VAULT_RAG_CONFIG]")
 	root := fs.String("root", configRoot(), "folder holding configs/ and experiments/ [VAULT_RAG_ROOT]")
 	vault := fs.String("vault", vaultPath(), "the vault folder (only ever read) [VAULT_PATH]")
@@ -49,12 +50,17 @@ func cmdServe(ctx context.Context, args []string) error {
 		return exitError{code: 2, msg: fmt.Sprintf("vault-rag serve: --transport %q: want http or stdio", *transport)}
 	}
 
+	tools, err := server.ParseTools(*toolsFlag)
+	if err != nil {
+		return exitError{code: 2, msg: "vault-rag serve: --tools: " + err.Error()}
+	}
 	reg, err := newRegistry()
 	if err != nil {
 		return err
 	}
 	defer reg.Close()
 	opts := server.Options{
+		Tools:          tools,
 		VaultPath:      *vault,
 		ConfigRoot:     *root,
 		ConfigName:     *cfgName,

@@ -96,9 +96,9 @@ func StartStdio(t *testing.T, cmd *exec.Cmd) *Stdio {
 	return s
 }
 
-// CallTool calls the tool name with args and returns the text of its answer
-// and whether it is a tool error; a protocol error fails the test, with the
-// server's stderr.
+// CallTool calls the tool name with args and returns its answer as JSON (its
+// structuredContent, or the text of a tool error) and whether it is a tool
+// error; a protocol error fails the test, with the server's stderr.
 func (s *Stdio) CallTool(ctx context.Context, t testing.TB, name string, args map[string]any) (string, bool) {
 	t.Helper()
 	req := mcp.CallToolRequest{}
@@ -113,6 +113,13 @@ func (s *Stdio) CallTool(ctx context.Context, t testing.TB, name string, args ma
 		if tc, ok := ct.(mcp.TextContent); ok {
 			text = append(text, tc.Text)
 		}
+	}
+	if !res.IsError && res.StructuredContent != nil {
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatalf("%s: structuredContent: %v", name, err)
+		}
+		return string(raw), false
 	}
 	return strings.Join(text, "\n"), res.IsError
 }
