@@ -331,6 +331,12 @@ func (nu *noteUnits) choosePassages(prefer int64, detail Detail, budget, n int) 
 	}
 	sort.SliceStable(order, func(a, b int) bool { return nu.units[order[a]].score > nu.units[order[b]].score })
 	best := order[0]
+	// A brief passage is shown only when it holds a word of the query: one
+	// that only stands in for the note (its first lines, a heading's words)
+	// costs the reader its bytes and tells nothing the path and title do not.
+	if budget <= BriefBytes && detail == DetailPassage && len(nu.units[best].terms) == 0 {
+		return nil
+	}
 	if nu.units[best].score == 0 {
 		best = -1
 		sec, ok := nu.chunkSec[prefer]
@@ -376,6 +382,14 @@ func (nu *noteUnits) window(i int, detail Detail, budget int) Passage {
 	fits := func(j int) bool {
 		return j >= 0 && j < len(nu.units) && nu.units[j].section == sec && size+1+len(nu.units[j].text) <= budget
 	}
+	// A unit that ends in ":" introduces what follows it (a list, a
+	// command, the steps): the passage takes that before anything earlier.
+	if strings.HasSuffix(nu.units[i].text, ":") {
+		for fits(hi + 1) {
+			hi++
+			size += 1 + len(nu.units[hi].text)
+		}
+	}
 	for {
 		grew := false
 		if fits(hi + 1) {
@@ -412,21 +426,50 @@ func (nu *noteUnits) window(i int, detail Detail, budget int) Passage {
 }
 
 // cutUTF8 cuts s to at most n bytes on a rune boundary, then back to the
-// last space past the half-way mark, with an ellipsis.
+// end of the last sentence or clause (". ", "; ", ", ", ": ", a line's end,
+// "。", "，") past a third of it, else the last space past the half-way
+// mark, with an ellipsis.
 func cutUTF8(s string, n int) string {
 	n -= len("…")
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	cut := s[:n]
+	end := -1
+	for _, p := range []string{". ", "; ", ": ", ", ", "\n", "。", "；", "，"} {
+		if i := strings.LastIndex(cut+" ", p); i >= 0 {
+			if e := i + len(strings.TrimRight(p, " \n")); e > end {
+				end = e
+			}
+		}
+	}
+	if end > n/3 {
+		return strings.TrimRight(cut[:end], " \n") + "…"
+	}
 	if i := strings.LastIndexAny(cut, " \n"); i > n/2 {
 		cut = cut[:i]
 	}
 	return cut + "…"
 }
 
+// missingWord reports whether a question term the note lacks is worth
+// saying so: a word of three letters or more, not a piece of Han, Kana or
+// Hangul text, which the tokenizer cuts into overlapping pairs that are no
+// words of the question.
+func missingWord(w string) bool {
+	if utf8.RuneCountInString(w) < 3 {
+		return false
+	}
+	for _, r := range w {
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			return false
+		}
+	}
+	return true
+}
+
 // matchedTerms are the question's terms the note holds (title included)
-// and those it does not.
+// and those it lacks (missingWord).
 func matchedTerms(q queryTerms, title string, nu *noteUnits) (found, missing []string) {
 	has := map[string]bool{}
 	for _, t := range stages.Terms(title) {
@@ -443,9 +486,10 @@ func matchedTerms(q queryTerms, title string, nu *noteUnits) (found, missing []s
 		}
 	}
 	for _, t := range q.question {
-		if has[t.stem] {
+		switch {
+		case has[t.stem]:
 			found = append(found, t.word)
-		} else {
+		case missingWord(t.word):
 			missing = append(missing, t.word)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/vault-rag/vault-rag/index"
 )
 
 func TestSearchText(t *testing.T) {
@@ -127,4 +129,18 @@ func typeAllows(typ any, v any) bool {
 		return kind["object"]
 	}
 	return false
+}
+
+func TestResolvePassageLinks(t *testing.T) {
+	db, err := index.Open(t.Context(), fx.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	notes := []SearchNote{{Passages: []PassageText{{Text: "See [[backpressure]], ![[Retries-and-jitter#Jitter|jitter]], [[no such note]] and [[knowledge/operations/backpressure.md]]."}}}}
+	resolvePassageLinks(t.Context(), db, notes)
+	want := "See [[knowledge/operations/backpressure.md]], ![[knowledge/engineering/retries-and-jitter.md#Jitter|jitter]], [[no such note]] and [[knowledge/operations/backpressure.md]]."
+	if got := notes[0].Passages[0].Text; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }

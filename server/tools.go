@@ -410,6 +410,7 @@ func (s *Server) search(ctx context.Context, a args) (SearchResult, error) {
 		return SearchResult{}, err
 	}
 	out := SearchAnswer(res, p.Explain)
+	resolvePassageLinks(ctx, h.db, out.Notes)
 	out.Degraded, out.WaitedMS = s.degradedStages(), waited.Milliseconds()
 	if p.Explain {
 		out.Now = now.Format(time.RFC3339)

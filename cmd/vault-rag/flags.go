@@ -88,6 +88,8 @@ const settings = `settings (environment, or a .env file in the working folder):
                              vault/, baselines/) (default . if it has configs/, else the checkout
                              the binary sits in)
   VAULT_RAG_TRANSPORT        serve: http or stdio                  (default http)
+  VAULT_RAG_TOOLS            serve: the tools listed: names (search, grep, read, list, overview,
+                             reindex, delta), default or all, comma-separated (default: search, grep, read)
   VAULT_RAG_ADDR             serve: HTTP listen address            (default 127.0.0.1:8848)
   VAULT_RAG_TOKEN            serve: bearer token, required off loopback (never a flag: it would show in ps)
   VAULT_RAG_ALLOWED_ORIGINS  serve: extra allowed Origin values, comma-separated

@@ -55,7 +55,7 @@ func TestHostileVaultCLI(t *testing.T) {
 		}
 	}
 
-	cmd := command(t, dir, vault, db, "serve", "--transport", "stdio", "--watch=false")
+	cmd := command(t, dir, vault, db, "serve", "--transport", "stdio", "--watch=false", "--tools", "all")
 	cmd.Env = append(cmd.Env, "VAULT_RAG_ROOT="+repoRoot)
 	srv := mcptest.StartStdio(t, cmd)
 	c := srv.Client

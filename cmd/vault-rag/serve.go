@@ -18,7 +18,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	transport := fs.String("transport", envOr("VAULT_RAG_TRANSPORT", "http"), "http (a daemon at --addr, MCP at /mcp, health at /health) or stdio (one client on stdin/stdout) [VAULT_RAG_TRANSPORT]")
 	addr := fs.String("addr", envOr("VAULT_RAG_ADDR", server.DefaultAddr), "HTTP listen address; a non-loopback one needs VAULT_RAG_TOKEN [VAULT_RAG_ADDR]")
-	toolsFlag := fs.String("tools", envOr("VAULT_RAG_TOOLS", server.ToolsetDefault), "the tools to list: names (search, read, grep, list, overview, reindex, delta) and the sets default (search, read, grep) and all, comma-separated [VAULT_RAG_TOOLS]")
+	toolsFlag := fs.String("tools", envOr("VAULT_RAG_TOOLS", server.ToolsetDefault), "the tools to list: names (search, grep, read, list, overview, reindex, delta) and the sets default (search, grep, read) and all, comma-separated [VAULT_RAG_TOOLS]")
 	cfgName := fs.String("config", envOr("VAULT_RAG_CONFIG", server.DefaultConfig), "the configuration vault_search runs (configs/ or experiments/) [VAULT_RAG_CONFIG]")
 	root := fs.String("root", configRoot(), "folder holding configs/ and experiments/ [VAULT_RAG_ROOT]")
 	vault := fs.String("vault", vaultPath(), "the vault folder (only ever read) [VAULT_PATH]")

@@ -22,7 +22,7 @@ import (
 func TestServeMissingVault(t *testing.T) {
 	dir := t.TempDir()
 	vault := filepath.Join(dir, "notes")
-	cmd := command(t, dir, vault, filepath.Join(dir, "index.db"), "serve", "--transport", "stdio", "--watch=false")
+	cmd := command(t, dir, vault, filepath.Join(dir, "index.db"), "serve", "--transport", "stdio", "--watch=false", "--tools", "all")
 	cmd.Env = append(cmd.Env, "VAULT_RAG_ROOT="+repoRoot)
 	srv := mcptest.StartStdio(t, cmd)
 	c := srv.Client
