@@ -100,6 +100,7 @@ type section struct {
 // what they time); the others share the runner's registry, and rerank times
 // on the demo index latency built.
 var sections = []section{
+	{"listing", "the bytes of the MCP server's instructions and tools/list", (*runner).listing},
 	{"reindex", "the demo vault's reindex times, per embedder", (*runner).reindex},
 	{"first-answer", "a first build's time to its first answer", (*runner).firstAnswers},
 	{"throughput", "the embedding rate, raw and through the indexer", (*runner).throughput},
