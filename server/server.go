@@ -233,7 +233,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: vault path: %w", err)
 	}
 	if err := vault.FolderProblem(abs); err != nil {
-		return nil, fmt.Errorf("server: %w: set VAULT_PATH or pass --vault", err)
+		return nil, fmt.Errorf("server: %w; set VAULT_PATH or pass --vault", err)
 	}
 	realVault, err := filepath.EvalSymlinks(abs)
 	if err != nil {

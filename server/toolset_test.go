@@ -106,3 +106,12 @@ func TestDefaultToolSet(t *testing.T) {
 		t.Errorf("an unknown tool: %v", err)
 	}
 }
+
+// New refuses a vault that is not a folder in the words every command uses.
+func TestNewVaultProblem(t *testing.T) {
+	missing := t.TempDir() + "/missing"
+	_, err := New(Options{VaultPath: missing, DBPath: t.TempDir() + "/x.db", ConfigRoot: fx.configs, ConfigName: "test-hybrid", Registry: fx.reg, Logger: quiet})
+	if err == nil || !strings.Contains(err.Error(), "the vault folder "+missing+" does not exist; set VAULT_PATH") {
+		t.Errorf("a missing vault: %v", err)
+	}
+}

@@ -104,7 +104,7 @@ func readStatus(ctx context.Context, vaultDir, db string) statusReport {
 	if err := vault.FolderProblem(vaultDir); err == nil {
 		st.VaultExists = true
 	} else {
-		st.Warnings = append(st.Warnings, err.Error()+": set VAULT_PATH or pass --vault")
+		st.Warnings = append(st.Warnings, err.Error()+"; set VAULT_PATH or pass --vault")
 	}
 	if abs, err := filepath.Abs(db); err == nil {
 		st.Index = abs

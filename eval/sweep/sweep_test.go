@@ -45,6 +45,7 @@ func TestParseSweepErrors(t *testing.T) {
 		{"unknown key", "base: hybrid\ngrids:\n  rrf.k: [1]\n", "s.yaml:2: unknown key \"grids\""},
 		{"duplicate key", "base: hybrid\nbase: hybrid\ngrid: {rrf.k: [1]}\n", "s.yaml:2: duplicate key \"base\""},
 		{"no base", "grid: {rrf.k: [1]}\n", "s.yaml:1: base is missing"},
+		{"a blank base", "base: \" \"\ngrid: {rrf.k: [1]}\n", "no base configuration: name one of configs/ or experiments/"},
 		{"missing base file", "base: configs/none.yaml\ngrid: {rrf.k: [1]}\n", "s.yaml:1: base:"},
 		{"no grid", "base: hybrid\n", "s.yaml:1: grid must be a non-empty mapping"},
 		{"grid not a mapping", "base: hybrid\ngrid: [1, 2]\n", "s.yaml:2: grid must be"},
