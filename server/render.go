@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // A tool's answer goes out twice (MCP 2025-06-18): typed, as
@@ -120,11 +122,15 @@ func (r SearchResult) Text() string {
 		return s
 	}
 	var b strings.Builder
-	if r.Scope != nil || r.Degraded != nil || r.Vectors != nil || r.WaitedMS != 0 || r.Building != nil {
-		// The rare fields, as the JSON writes them: the notes and the
-		// configuration left out.
-		if s, err := jsonText(SearchResult{Scope: r.Scope, Degraded: r.Degraded, Vectors: r.Vectors, WaitedMS: r.WaitedMS, Building: r.Building}); err == nil {
-			s = strings.Replace(s, `{"config":"","notes":null,`, "{", 1)
+	if r.Scope != nil || len(r.Degraded) > 0 || r.Vectors != nil || r.WaitedMS != 0 || r.Building != nil {
+		// The rare fields, as the JSON writes them.
+		if s, err := jsonText(struct {
+			Scope    *ScopeInfo   `json:"scope,omitempty"`
+			Degraded []string     `json:"degraded,omitempty"`
+			Vectors  *Coverage    `json:"vectors,omitempty"`
+			WaitedMS int64        `json:"waited_for_first_index_ms,omitempty"`
+			Building *BuildHolder `json:"other_process_building,omitempty"`
+		}{r.Scope, r.Degraded, r.Vectors, r.WaitedMS, r.Building}); err == nil {
 			b.WriteString(s)
 			b.WriteString("\n")
 		}
@@ -170,21 +176,27 @@ func (r SearchResult) Text() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// titleInPath reports whether a note's title says nothing its file name
-// does not: "Install guide" for "docs/install-guide.md".
+// titleInPath reports whether the text should leave a note's title out, the
+// path being always shown: when it says nothing the file name does not
+// ("Install guide" for "docs/install-guide.md"), or when it shares no word
+// with the file name, as a title taken from a heading that names a part of
+// the note does ("Robustness" for "zfs_storage_planning.md").
 func titleInPath(title, path string) bool {
 	base := path[strings.LastIndex(path, "/")+1:]
 	base = strings.TrimSuffix(base, ".md")
-	norm := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			switch r {
-			case '-', '_', ' ', '.':
-				return -1
-			}
-			return r
-		}, strings.ToLower(s))
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	}
-	return norm(base) == norm(title)
+	tw, bw := words(title), words(base)
+	if strings.Join(tw, "") == strings.Join(bw, "") {
+		return true
+	}
+	for _, w := range tw {
+		if slices.Contains(bw, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // Text is vault_read's answer for the model: the path and title, the part

@@ -11,17 +11,18 @@ import (
 
 func TestSearchText(t *testing.T) {
 	r := SearchResult{Config: "shipping", Notes: []SearchNote{
-		{Rank: 1, Path: "ops/db/vacuum.md", Title: "Nightly VACUUM <slow> & stalls", NoteMeta: NoteMeta{Date: "2024-03-02", Topics: []string{"db"}},
+		{Rank: 1, Path: "ops/db/vacuum.md", Title: "Nightly vacuum <slow> & stalls", NoteMeta: NoteMeta{Date: "2024-03-02", Topics: []string{"db"}},
 			Match:    Match{Ranks: map[string]int{"keyword": 1}, Missing: []string{"the"}},
 			Passages: []PassageText{{Heading: "Vacuum › Night runs", Text: "Autovacuum ran at 02:00 and held locks.", More: true}, {Text: "Second."}},
 			Related:  []Link{{Path: "ops/db/locks.md", Title: "Locks", Direction: "links to"}, {Path: "log.md", Direction: "linked from", Heading: "March"}}},
 		{Rank: 2, Path: "guides/install-guide.md", Title: "Install guide", Match: Match{Ranks: map[string]int{"vector": 2}}},
+		{Rank: 3, Path: "zfs_storage_planning.md", Title: "Robustness"},
 	}}
 	got := r.Text()
-	want := "1. ops/db/vacuum.md — Nightly VACUUM <slow> & stalls (2024-03-02)\n" +
+	want := "1. ops/db/vacuum.md — Nightly vacuum <slow> & stalls (2024-03-02)\n" +
 		"§ Vacuum › Night runs\nAutovacuum ran at 02:00 and held locks. …\nSecond.\n" +
 		"→ ops/db/locks.md\n← log.md § March\n\n" +
-		"2. guides/install-guide.md"
+		"2. guides/install-guide.md\n\n3. zfs_storage_planning.md"
 	if got != want {
 		t.Errorf("text:\n%s\nwant:\n%s", got, want)
 	}
@@ -31,6 +32,9 @@ func TestSearchText(t *testing.T) {
 	}
 	if s := (SearchResult{Notes: []SearchNote{}}).Text(); s != "No note found." {
 		t.Errorf("no notes: %q", s)
+	}
+	if s := (SearchResult{Notes: []SearchNote{}, Degraded: []string{}}).Text(); s != "No note found." {
+		t.Errorf("an empty degraded list: %q", s)
 	}
 	scoped := SearchResult{Notes: []SearchNote{}, Degraded: []string{"rerank: model not installed"}}.Text()
 	if !strings.HasPrefix(scoped, `{"degraded":["rerank: model not installed"]}`) {
@@ -56,8 +60,8 @@ func TestReadGrepListText(t *testing.T) {
 	if got, want := g.Text(), "3 matching lines in 2 notes (9 searched)\nListed 2 of 3.\na.md\n§ A\n3:one\n5:two\nb.md (1)"; got != want {
 		t.Errorf("grep:\n%s\nwant:\n%s", got, want)
 	}
-	l := ListResult{Total: 3, Offset: 0, Limit: 2, NextOffset: &[]int{2}[0], Notes: []ListNote{{Path: "x.md", Title: "X"}, {Path: "y.md", Title: "Why", NoteMeta: NoteMeta{Date: "2025-01-01"}}}}
-	if got, want := l.Text(), "3 notes, 1-2 listed, next_offset 2\nx.md\ny.md — Why (2025-01-01)"; got != want {
+	l := ListResult{Total: 3, Offset: 0, Limit: 2, NextOffset: &[]int{2}[0], Notes: []ListNote{{Path: "x.md", Title: "X"}, {Path: "y.md", Title: "Y, why", NoteMeta: NoteMeta{Date: "2025-01-01"}}}}
+	if got, want := l.Text(), "3 notes, 1-2 listed, next_offset 2\nx.md\ny.md — Y, why (2025-01-01)"; got != want {
 		t.Errorf("list:\n%s\nwant:\n%s", got, want)
 	}
 }
