@@ -79,8 +79,8 @@ async function exercise(client, label, vault) {
   c('vault_search and its expansions name the notes\' language', (searchTool?.description ?? '').includes(rule) &&
     ['keywords', 'hypothetical_answer'].every((k) => /in English, whatever the language of the question/.test(props[k]?.description ?? '') &&
       !/question's language/.test(props[k]?.description ?? '')), (searchTool?.description ?? '').slice(0, 300));
-  c('vault_search describes its optional keywords and hypothetical_answer', ['keywords', 'hypothetical_answer'].every((k) =>
-    props[k]?.type === 'string' && /Optional/.test(props[k]?.description ?? '') && /Example/.test(props[k]?.description ?? '') &&
+  c('vault_search describes its optional keywords (by example) and hypothetical_answer', [['keywords', /E\.g\. /], ['hypothetical_answer', /sentences/]].every(([k, re]) =>
+    props[k]?.type === 'string' && re.test(props[k]?.description ?? '') &&
     !(searchTool.inputSchema.required ?? []).includes(k)), JSON.stringify(props.keywords ?? {}).slice(0, 200));
   const x = await callTool(client, 'vault_search', {
     query: 'why did writes get slow in the middle of the night', k: 3,
