@@ -203,7 +203,7 @@ func searchDef(ls vault.Languages, full bool) mcp.Tool {
 		mcp.WithString("hypothetical_answer", mcp.MaxLength(pipeline.MaxQueryBytes), mcp.Description(AnswerDescription(ls))),
 		mcp.WithInteger("k", mcp.Min(1), mcp.Max(MaxK), mcp.Description(fmt.Sprintf("Notes (default %d).", DefaultK))),
 		mcp.WithString("detail", mcp.Enum(string(pipeline.DetailBrief), string(pipeline.DetailPassage), string(pipeline.DetailSection)),
-			mcp.Description(`Default passage; brief: less; section: whole sections.`)),
+			mcp.Description(`"passage" (default): what usually holds the answer; "brief": a line a note, to scan a list; "section": whole sections.`)),
 		mcp.WithString("sort", mcp.Enum(SortRelevance, SortDate, SortDateDesc), mcp.Description("By the date a note states; default relevance.")),
 	}
 	for _, f := range filterOptions() {
