@@ -143,13 +143,8 @@ func (r SearchResult) Text() string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%d. %s", n.Rank, n.Path)
-		if t := strings.TrimSpace(n.Title); t != "" && !titleInPath(t, n.Path) {
-			fmt.Fprintf(&b, " — %s", t)
-		}
-		if n.Date != "" {
-			fmt.Fprintf(&b, " (%s)", n.Date)
-		}
+		fmt.Fprintf(&b, "%d. ", n.Rank)
+		noteHead(&b, n.Path, n.Title, n.Date)
 		b.WriteString("\n")
 		for _, p := range n.Passages {
 			if p.Heading != "" {
@@ -174,6 +169,18 @@ func (r SearchResult) Text() string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// noteHead writes a note's path, its title when the path does not already
+// say it (titleInPath), and the date it states.
+func noteHead(b *strings.Builder, path, title, date string) {
+	b.WriteString(path)
+	if t := strings.TrimSpace(title); t != "" && !titleInPath(t, path) {
+		fmt.Fprintf(b, " — %s", t)
+	}
+	if date != "" {
+		fmt.Fprintf(b, " (%s)", date)
+	}
 }
 
 // titleInPath reports whether the text should leave a note's title out, the
@@ -204,13 +211,7 @@ func titleInPath(title, path string) bool {
 // more continues.
 func (r ReadResult) Text() string {
 	var b strings.Builder
-	b.WriteString(r.Path)
-	if t := strings.TrimSpace(r.Title); t != "" && !titleInPath(t, r.Path) {
-		fmt.Fprintf(&b, " — %s", t)
-	}
-	if r.Date != "" {
-		fmt.Fprintf(&b, " (%s)", r.Date)
-	}
+	noteHead(&b, r.Path, r.Title, r.Date)
 	b.WriteString("\n")
 	if r.Section != "" {
 		fmt.Fprintf(&b, "§ %s\n", r.Section)
@@ -293,13 +294,7 @@ func (r ListResult) Text() string {
 	}
 	b.WriteString("\n")
 	for _, n := range r.Notes {
-		b.WriteString(n.Path)
-		if t := strings.TrimSpace(n.Title); t != "" && !titleInPath(t, n.Path) {
-			fmt.Fprintf(&b, " — %s", t)
-		}
-		if n.Date != "" {
-			fmt.Fprintf(&b, " (%s)", n.Date)
-		}
+		noteHead(&b, n.Path, n.Title, n.Date)
 		b.WriteString("\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")

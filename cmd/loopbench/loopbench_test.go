@@ -225,13 +225,7 @@ func TestStratify(t *testing.T) {
 // TestScoreEndToEnd scores a tiny dataset from answer and log files.
 func TestScoreEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	queries := `{"queries":[
-	 {"id":"q1","kind":"howto","text":"one","relevant":{"a.md":3,"b.md":1}},
-	 {"id":"q2","kind":"lookup","text":"two","relevant":{"c.md":2}},
-	 {"id":"q3","kind":"howto","text":"three","relevant":{"d.md":1}}]}`
-	if err := os.WriteFile(filepath.Join(dir, "queries.json"), []byte(queries), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeScoreQueries(t, dir)
 	answers := filepath.Join(dir, "answers.jsonl")
 	logf := filepath.Join(dir, "calls.jsonl")
 	for _, a := range []Answer{
@@ -283,11 +277,9 @@ func TestScoreEndToEnd(t *testing.T) {
 	}
 }
 
-// scoreFixture writes the three-question dataset of TestScoreEndToEnd, the
-// answers and the calls to dir, scores them and returns the report.
-func scoreFixture(t *testing.T, answers []Answer, calls []Call) string {
+// writeScoreQueries writes the three-question dataset the score tests use.
+func writeScoreQueries(t *testing.T, dir string) {
 	t.Helper()
-	dir := t.TempDir()
 	queries := `{"queries":[
 	 {"id":"q1","kind":"howto","text":"one","relevant":{"a.md":3,"b.md":1}},
 	 {"id":"q2","kind":"lookup","text":"two","relevant":{"c.md":2}},
@@ -295,6 +287,14 @@ func scoreFixture(t *testing.T, answers []Answer, calls []Call) string {
 	if err := os.WriteFile(filepath.Join(dir, "queries.json"), []byte(queries), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// scoreFixture writes the three-question dataset of TestScoreEndToEnd, the
+// answers and the calls to dir, scores them and returns the report.
+func scoreFixture(t *testing.T, answers []Answer, calls []Call) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeScoreQueries(t, dir)
 	answersPath := filepath.Join(dir, "answers.jsonl")
 	logPath := filepath.Join(dir, "calls.jsonl")
 	if err := os.WriteFile(answersPath, nil, 0o644); err != nil {
