@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vault-rag/vault-rag/pipeline"
 	"github.com/vault-rag/vault-rag/server"
 )
 
@@ -278,7 +279,9 @@ func (g generator) search() step {
 			switch {
 			case n.Rank != i+1:
 				return fmt.Errorf("search result %d has rank %d", i, n.Rank)
-			case len(n.Passages) == 0:
+			case len(n.Passages) == 0 && i < pipeline.PassageNotes:
+				// Past the first PassageNotes notes a passage is shown only
+				// when it holds a word of the query.
 				return fmt.Errorf("search result %d (%s) has no passage", i, n.Path)
 			case filter["path"] != nil && !strings.HasPrefix(n.Path, filter["path"].(string)):
 				return fmt.Errorf("search with path %q returned %s", filter["path"], n.Path)
