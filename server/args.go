@@ -115,6 +115,7 @@ var filterType = reflect.TypeFor[index.Filter]()
 // so dst comes holding the defaults.
 func (a args) decode(dst any) error {
 	v := reflect.ValueOf(dst).Elem()
+	var full map[string]any // the tool's full definition's parameters, read when needed
 	for i := range v.NumField() {
 		f, field := v.Field(i), v.Type().Field(i)
 		name := field.Tag.Get("arg")
@@ -130,7 +131,10 @@ func (a args) decode(dst any) error {
 		if !ok {
 			// A parameter this listing leaves out (searchDef's full ones)
 			// keeps its zero value: checkArgs has refused it if sent.
-			if declaredInFull(a.tool, name) {
+			if full == nil {
+				full = fullProperties(a.tool)
+			}
+			if _, declared := full[name]; declared {
 				continue
 			}
 			return fmt.Errorf("%s: field %s reads parameter %q, which the tool does not declare", a.tool, field.Name, name)
@@ -152,6 +156,20 @@ func declaredInFull(tool, name string) bool {
 		}
 	}
 	return false
+}
+
+// fullProperties are the parameters the tool's full definition declares
+// (toolSpecs; vault_search's is searchDef's full one).
+func fullProperties(tool string) map[string]any {
+	if tool == ToolSearch {
+		return searchDef(nil, true).InputSchema.Properties
+	}
+	for _, t := range toolSpecs(nil) {
+		if t.def.Name == tool {
+			return t.def.InputSchema.Properties
+		}
+	}
+	return map[string]any{}
 }
 
 // decodeField reads one parameter, declared by prop, into f.
