@@ -146,18 +146,6 @@ func (a args) decode(dst any) error {
 	return nil
 }
 
-// declaredInFull reports whether the tool's full definition (toolSpecs)
-// declares the parameter.
-func declaredInFull(tool, name string) bool {
-	for _, t := range toolSpecs(nil) {
-		if t.def.Name == tool {
-			_, ok := t.def.InputSchema.Properties[name]
-			return ok
-		}
-	}
-	return false
-}
-
 // fullProperties are the parameters the tool's full definition declares
 // (toolSpecs; vault_search's is searchDef's full one).
 func fullProperties(tool string) map[string]any {
