@@ -21,8 +21,8 @@ const (
 	ListingBudget = 6 << 10
 )
 
-// DefaultTools are the tools a server lists unless told otherwise: the
-// search, the reads and the exact search an assistant's loop needs.
+// defaultTools are the tools a server lists unless told otherwise: the
+// search, the exact search and the reads an assistant's loop needs.
 var defaultTools = [...]string{ToolSearch, ToolGrep, ToolRead}
 
 // DefaultTools returns the default set's tool names, in listing order.
