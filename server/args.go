@@ -115,7 +115,6 @@ var filterType = reflect.TypeFor[index.Filter]()
 // so dst comes holding the defaults.
 func (a args) decode(dst any) error {
 	v := reflect.ValueOf(dst).Elem()
-	var full map[string]any // the tool's full definition's parameters, read when needed
 	for i := range v.NumField() {
 		f, field := v.Field(i), v.Type().Field(i)
 		name := field.Tag.Get("arg")
@@ -129,14 +128,6 @@ func (a args) decode(dst any) error {
 		}
 		prop, ok := a.schema.Properties[name].(map[string]any)
 		if !ok {
-			// A parameter this listing leaves out (searchDef's full ones)
-			// keeps its zero value: checkArgs has refused it if sent.
-			if full == nil {
-				full = fullProperties(a.tool)
-			}
-			if _, declared := full[name]; declared {
-				continue
-			}
 			return fmt.Errorf("%s: field %s reads parameter %q, which the tool does not declare", a.tool, field.Name, name)
 		}
 		if err := a.decodeField(name, prop, f); err != nil {
@@ -144,20 +135,6 @@ func (a args) decode(dst any) error {
 		}
 	}
 	return nil
-}
-
-// fullProperties are the parameters the tool's full definition declares
-// (toolSpecs; vault_search's is searchDef's full one).
-func fullProperties(tool string) map[string]any {
-	if tool == ToolSearch {
-		return searchDef(nil, true).InputSchema.Properties
-	}
-	for _, t := range toolSpecs(nil) {
-		if t.def.Name == tool {
-			return t.def.InputSchema.Properties
-		}
-	}
-	return map[string]any{}
 }
 
 // decodeField reads one parameter, declared by prop, into f.

@@ -118,6 +118,7 @@ type grepRequest struct {
 	regex      bool
 	prefix     string
 	glob       string
+	globs      []string // glob with its braces expanded (checkGlob); nil without a glob
 	sort       string
 	limit      int
 	maxPerNote int // 0: no bound
@@ -140,7 +141,7 @@ func (s *Server) grep(ctx context.Context, a args) (GrepResult, error) {
 	}
 	notes := make([]grepNote, 0, len(rows))
 	for _, n := range rows {
-		if r.glob == "" || globMatch(r.glob, n.Path) {
+		if r.globs == nil || globsMatch(r.globs, n.Path) {
 			notes = append(notes, grepNote{path: n.Path, date: n.Date, source: n.DateSource})
 		}
 	}
@@ -217,7 +218,7 @@ func grepArgs(a args) (grepRequest, error) {
 		return r, err
 	}
 	if r.glob = strings.TrimPrefix(r.glob, "/"); r.glob != "" {
-		if err := checkGlob(r.glob); err != nil {
+		if r.globs, err = checkGlob(r.glob); err != nil {
 			return r, err
 		}
 	}
@@ -534,20 +535,21 @@ func excerpt(line []byte, s, e int) string {
 // maxGlobAlternatives bounds what a glob's braces expand to.
 const maxGlobAlternatives = 256
 
-// checkGlob refuses a malformed glob, quoting its start.
-func checkGlob(glob string) error {
+// checkGlob refuses a malformed glob, quoting its start, and returns its
+// alternatives (expandBraces), which globsMatch matches paths against.
+func checkGlob(glob string) ([]string, error) {
 	alts, err := expandBraces(glob)
 	if err != nil {
-		return fmt.Errorf("parameter %q is %s, not a glob (%v)", "glob", vault.QuoteInput(glob), err)
+		return nil, fmt.Errorf("parameter %q is %s, not a glob (%v)", "glob", vault.QuoteInput(glob), err)
 	}
 	for _, g := range alts {
 		for _, seg := range strings.Split(g, "/") {
 			if _, err := path.Match(seg, ""); err != nil {
-				return fmt.Errorf("parameter %q is %s, not a glob (%v)", "glob", vault.QuoteInput(glob), err)
+				return nil, fmt.Errorf("parameter %q is %s, not a glob (%v)", "glob", vault.QuoteInput(glob), err)
 			}
 		}
 	}
-	return nil
+	return alts, nil
 }
 
 // expandBraces expands a glob's {a,b} alternatives, nested or in sequence,
@@ -601,9 +603,12 @@ func expandBraces(glob string) ([]string, error) {
 // folders; a glob without "/" is matched against the file name alone.
 func globMatch(glob, p string) bool {
 	alts, err := expandBraces(glob)
-	if err != nil {
-		return false
-	}
+	return err == nil && globsMatch(alts, p)
+}
+
+// globsMatch matches a path against a glob's alternatives, expanded once
+// per search rather than once per note.
+func globsMatch(alts []string, p string) bool {
 	for _, g := range alts {
 		if !strings.Contains(g, "/") {
 			if ok, _ := path.Match(g, path.Base(p)); ok {

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -151,12 +152,14 @@ func (opts *Options) setDefaults() {
 // that is not a bare configuration name, or one configs/ and experiments/ do
 // not hold, and a tool set naming a tool the server does not have.
 func (o Options) checkConfig() error {
-	if o.Tools != nil {
-		if _, err := ParseTools(strings.Join(o.Tools, ",")); err != nil {
-			return fmt.Errorf("server: tools: %w", err)
-		}
-		if len(o.Tools) == 0 {
-			return errors.New("server: tools: an empty tool set lists nothing (nil is the default set)")
+	if o.Tools != nil && len(o.Tools) == 0 {
+		return errors.New("server: tools: an empty tool set lists nothing (nil is the default set)")
+	}
+	for _, name := range o.Tools {
+		// Names as ParseTools returns them: enabledSpecs compares them
+		// with the tools' names as they are.
+		if all := AllTools(); !slices.Contains(all, name) {
+			return fmt.Errorf("server: tools: unknown tool %q: the tools are %s (ParseTools reads short names and sets)", name, strings.Join(all, ", "))
 		}
 	}
 	if !pipeline.ValidName(o.ConfigName) {

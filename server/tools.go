@@ -57,18 +57,28 @@ const (
 // pipeline.Find would read any YAML file it is given.
 const configNameRule = "a configuration is named by a bare name from configs/ or experiments/ (" + pipeline.NameRule + "), not a path"
 
-// filterOptions are the filter parameters of vault_search and vault_list.
-// Their descriptions name no values: each vault has its own, and
-// vault_overview lists them.
-func filterOptions() []mcp.ToolOption {
+// filterOptions are the filter parameters of vault_search and vault_list:
+// the scope filters and the metadata filters.
+func filterOptions() []mcp.ToolOption { return append(scopeFilters(), metadataFilters()...) }
+
+// scopeFilters are the filters a model can set without knowing the vault:
+// a path prefix and a span of dates.
+func scopeFilters() []mcp.ToolOption {
 	return []mcp.ToolOption{
 		mcp.WithString("path", mcp.MaxLength(MaxFilterBytes), mcp.Description(`Path prefix, e.g. "projects/".`)),
+		mcp.WithString("date_from", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Dated on or after.")),
+		mcp.WithString("date_to", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Dated on or before.")),
+	}
+}
+
+// metadataFilters are the filters whose values only vault_overview lists.
+// Their descriptions name no values: each vault has its own.
+func metadataFilters() []mcp.ToolOption {
+	return []mcp.ToolOption{
 		mcp.WithString("type", mcp.MaxLength(MaxFilterBytes), mcp.Description("Frontmatter type.")),
 		mcp.WithString("project", mcp.MaxLength(MaxFilterBytes), mcp.Description("Frontmatter project.")),
 		mcp.WithString("status", mcp.MaxLength(MaxFilterBytes), mcp.Description("Frontmatter status.")),
 		mcp.WithArray("topics", mcp.WithStringItems(mcp.MaxLength(MaxFilterBytes)), mcp.Description("All of these topics or tags.")),
-		mcp.WithString("date_from", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Dated on or after.")),
-		mcp.WithString("date_to", mcp.Pattern(`^\d{4}-\d{2}-\d{2}$`), mcp.Description("Dated on or before.")),
 	}
 }
 
@@ -114,6 +124,10 @@ type toolSpec struct {
 	// def is the definition tools/list shows: name, description, input
 	// schema, annotations.
 	def mcp.Tool
+	// params are the parameters the handler decodes: the full definition's,
+	// of which a listing may show a part (enabledSpecs); the parameters it
+	// leaves out are refused by checkArgs and decode to their zero values.
+	params mcp.ToolInputSchema
 	// handle answers a call whose arguments wrap has checked against def.
 	handle func(*Server, context.Context, args) (any, error)
 	// answer is the type handle returns, rendered as JSON: the wire format
@@ -131,7 +145,7 @@ type toolSpec struct {
 // answer's wire type.
 func tool[R any](def mcp.Tool, h func(*Server, context.Context, args) (R, error), limit func(Options) time.Duration, needs ...string) toolSpec {
 	def.RawOutputSchema = outputSchema(reflect.TypeFor[R]())
-	return toolSpec{def: def, answer: reflect.TypeFor[R](), limit: limit, needs: needs,
+	return toolSpec{def: def, params: def.InputSchema, answer: reflect.TypeFor[R](), limit: limit, needs: needs,
 		handle: func(s *Server, ctx context.Context, a args) (any, error) { return h(s, ctx, a) }}
 }
 
@@ -206,13 +220,9 @@ func searchDef(ls vault.Languages, full bool) mcp.Tool {
 			mcp.Description(`"passage" (default): what usually holds the answer; "brief": a line a note, to scan a list; "section": whole sections.`)),
 		mcp.WithString("sort", mcp.Enum(SortRelevance, SortDate, SortDateDesc), mcp.Description("By the date a note states; default relevance.")),
 	}
-	for _, f := range filterOptions() {
-		probe := mcp.NewTool("probe", f)
-		for name := range probe.InputSchema.Properties {
-			if full || !metadataFilters[name] {
-				search = append(search, f)
-			}
-		}
+	search = append(search, scopeFilters()...)
+	if full {
+		search = append(search, metadataFilters()...)
 	}
 	search = append(search, mcp.WithBoolean("related", mcp.Description("Also the first note's links and backlinks.")))
 	if full {
@@ -224,9 +234,6 @@ func searchDef(ls vault.Languages, full bool) mcp.Tool {
 	search = append(search, mcp.WithSchemaAdditionalProperties(false), readOnly("Search the vault"))
 	return mcp.NewTool(ToolSearch, search...)
 }
-
-// metadataFilters are the filters whose values only vault_overview lists.
-var metadataFilters = map[string]bool{"type": true, "project": true, "status": true, "topics": true}
 
 func listDef() mcp.Tool {
 	list := append([]mcp.ToolOption{
@@ -268,6 +275,7 @@ func (s *Server) wrap(spec toolSpec) mcpserver.ToolHandlerFunc {
 		if err != nil {
 			return mcp.NewToolResultError(err.Error()), nil
 		}
+		a.schema = spec.params
 		limit := spec.limit(s.opts)
 		ctx, cancel := context.WithTimeout(withProgressToken(ctx, req.Params.Meta), limit)
 		defer cancel()

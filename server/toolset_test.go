@@ -105,6 +105,11 @@ func TestDefaultToolSet(t *testing.T) {
 	if err := o.checkConfig(); err == nil || !strings.Contains(err.Error(), `unknown tool "vault_nope"`) {
 		t.Errorf("an unknown tool: %v", err)
 	}
+	// Options take tools by their names; a short name would list nothing.
+	o.Tools = []string{"search"}
+	if err := o.checkConfig(); err == nil || !strings.Contains(err.Error(), `unknown tool "search"`) {
+		t.Errorf("a short name in Options.Tools: %v", err)
+	}
 }
 
 // New refuses a vault that is not a folder in the words every command uses.
